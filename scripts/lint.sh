@@ -9,7 +9,7 @@ fail=0
 for f in $(find rtl -name '*.f' | sort); do
     top=$(basename "$f" .f)
     srcs=$(python3 scripts/filelist.py "$f")
-    if ! out=$(verilator --lint-only -Wall --top-module "$top" $srcs 2>&1); then
+    if ! out=$(verilator --lint-only -Wall --quiet --top-module "$top" $srcs 2>&1); then
         echo "lint: verilator: $top"; echo "$out"; fail=1
     elif [ -n "$out" ]; then
         echo "lint: verilator warnings: $top"; echo "$out"; fail=1

@@ -3,6 +3,8 @@
 // Headers follow PCIe Base Spec 3.0 section 2.2 bit for bit; DW0 sits in bits [127:96].
 `default_nettype none
 
+// Not every user of the package needs every constant.
+/* verilator lint_off UNUSEDPARAM */
 package beryl_pcie_pkg;
 
   // Fmt field (PCIe 3.0 table 2-2)
@@ -75,5 +77,6 @@ package beryl_pcie_pkg;
   } tlp_cpl_hdr_t;
 
 endpackage
+/* verilator lint_on UNUSEDPARAM */
 
 `resetall

@@ -1,0 +1,1 @@
+beryl_dma_psdp_ram.sv

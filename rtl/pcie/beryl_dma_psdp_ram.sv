@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// Segmented simple-dual-port RAM for the DMA engines: SEG_COUNT independent banks, one write
+// and one read per bank per cycle. Writes take effect when accepted; reads return after 1 cycle.
+`default_nettype none
+
+module beryl_dma_psdp_ram #(
+  parameter int SEG_COUNT  = 2,                 // segments (banks), fixed at 2 for the DMA engines
+  parameter int SEG_DATA_W = 512,               // bits per segment
+  parameter int SEG_BE_W   = SEG_DATA_W / 8,    // byte enables per segment
+  parameter int SIZE       = 65536,             // bytes, multiple of SEG_COUNT*SEG_BE_W
+  parameter int SEG_ADDR_W = $clog2(SIZE / (SEG_COUNT * SEG_BE_W))  // row address width
+) (
+  input  wire logic                          clk,
+  input  wire logic                          rst,
+
+  input  wire logic [SEG_COUNT*SEG_ADDR_W-1:0] ram_wr_cmd_addr,
+  input  wire logic [SEG_COUNT*SEG_BE_W-1:0]   ram_wr_cmd_be,
+  input  wire logic [SEG_COUNT*SEG_DATA_W-1:0] ram_wr_cmd_data,
+  input  wire logic [SEG_COUNT-1:0]            ram_wr_cmd_valid,
+  output logic [SEG_COUNT-1:0]                 ram_wr_cmd_ready,
+
+  input  wire logic [SEG_COUNT*SEG_ADDR_W-1:0] ram_rd_cmd_addr,
+  input  wire logic [SEG_COUNT-1:0]            ram_rd_cmd_valid,
+  output logic [SEG_COUNT-1:0]                 ram_rd_cmd_ready,
+  output logic [SEG_COUNT*SEG_DATA_W-1:0]      ram_rd_resp_data,
+  output logic [SEG_COUNT-1:0]                 ram_rd_resp_valid,
+  input  wire logic [SEG_COUNT-1:0]            ram_rd_resp_ready
+);
+
+  localparam int ROWS = SIZE / (SEG_COUNT * SEG_BE_W);
+
+  if (SIZE % (SEG_COUNT * SEG_BE_W) != 0 || (1 << SEG_ADDR_W) != ROWS) begin : g_chk_size
+    $error("%m: SIZE must be a power-of-two multiple of the row size");
+  end
+
+  for (genvar s = 0; s < SEG_COUNT; s++) begin : g_seg
+    logic [SEG_DATA_W-1:0] mem [ROWS];
+    logic [SEG_ADDR_W-1:0] wr_addr;
+    logic [SEG_ADDR_W-1:0] rd_addr;
+    logic                  rd_en;
+
+    assign wr_addr = ram_wr_cmd_addr[s*SEG_ADDR_W +: SEG_ADDR_W];
+    assign rd_addr = ram_rd_cmd_addr[s*SEG_ADDR_W +: SEG_ADDR_W];
+    assign ram_wr_cmd_ready[s] = 1'b1;
+    // the output register holds its word until taken, so a read is accepted when it is free
+    assign ram_rd_cmd_ready[s] = !ram_rd_resp_valid[s] || ram_rd_resp_ready[s];
+    assign rd_en = ram_rd_cmd_valid[s] && ram_rd_cmd_ready[s];
+
+    always_ff @(posedge clk) begin
+      for (int b = 0; b < SEG_BE_W; b++) begin
+        if (ram_wr_cmd_valid[s] && ram_wr_cmd_be[s*SEG_BE_W + b]) begin
+          mem[wr_addr][b*8 +: 8] <= ram_wr_cmd_data[s*SEG_DATA_W + b*8 +: 8];
+        end
+      end
+    end
+
+    always_ff @(posedge clk) begin
+      if (rd_en) ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W] <= mem[rd_addr];
+      if (rd_en) ram_rd_resp_valid[s] <= 1'b1;
+      else if (ram_rd_resp_ready[s]) ram_rd_resp_valid[s] <= 1'b0;
+      if (rst) ram_rd_resp_valid[s] <= 1'b0;
+    end
+  end
+
+endmodule
+
+`resetall
