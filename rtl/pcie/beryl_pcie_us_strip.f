@@ -1,0 +1,3 @@
+beryl_pcie_pkg.sv
+-f beryl_pcie_us_skid.f
+beryl_pcie_us_strip.sv

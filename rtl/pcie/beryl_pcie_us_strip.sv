@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// Drops a DESC_DW-dword descriptor from the front of each AXI-Stream packet and shifts the
+// payload down so its first dword lands in dword 0 (hard-IP CQ/RC -> neutral TLP stream).
+// One beat per cycle, no bubbles: output beats never outnumber input beats. Latency 2 cycles.
+`default_nettype none
+
+module beryl_pcie_us_strip #(
+  parameter int DATA_W  = 512,  // stream width in bits: 256 or 512
+  parameter int DESC_DW = 4,    // descriptor length in dwords: 1 .. DATA_W/32-1
+  parameter int SIDE_W  = 128   // per-TLP sideband, sampled on the first beat, >= 1
+) (
+  input  wire logic                 clk,
+  input  wire logic                 rst,
+
+  // Packet in, descriptor in dwords [DESC_DW-1:0] of the first beat (tkeep contiguous)
+  input  wire logic [DATA_W-1:0]    s_axis_tdata,
+  input  wire logic [DATA_W/32-1:0] s_axis_tkeep,
+  input  wire logic                 s_axis_tlast,
+  input  wire logic [SIDE_W-1:0]    s_side,        // decoded from the first beat by the parent
+  input  wire logic                 s_axis_tvalid,
+  output      logic                 s_axis_tready,
+
+  // Payload out, dword-aligned, header sideband held for the whole TLP
+  output      logic [DATA_W-1:0]    m_tlp_data,
+  output      logic [DATA_W/32-1:0] m_tlp_strb,
+  output      logic                 m_tlp_sop,
+  output      logic                 m_tlp_eop,
+  output      logic [SIDE_W-1:0]    m_side,
+  output      logic                 m_tlp_valid,
+  input  wire logic                 m_tlp_ready
+);
+
+  localparam int N = DATA_W / 32;  // dwords per beat
+  localparam int U = N - DESC_DW;  // dwords of the first beat that follow the descriptor
+
+  if (DATA_W != 256 && DATA_W != 512) begin : g_bad_width
+    $error("%m: DATA_W must be 256 or 512, got %0d", DATA_W);
+  end
+  if (DESC_DW < 1 || DESC_DW >= N) begin : g_bad_desc
+    $error("%m: DESC_DW must be 1 .. %0d, got %0d", N - 1, DESC_DW);
+  end
+
+  // The upper U dwords of the last accepted beat, waiting for the next beat's lower
+  // DESC_DW dwords to complete an output beat (or, on the packet's last beat, to be flushed).
+  logic              hold_valid_q, hold_sop_q, hold_last_q;
+  logic [U*32-1:0]   hold_data_q;
+  logic [U-1:0]      hold_keep_q;
+  logic [SIDE_W-1:0] hold_side_q;
+
+  logic              out_valid, out_ready;
+  logic [DATA_W-1:0] out_data;
+  logic [N-1:0]      out_strb;
+  logic              out_eop;
+  logic              in_fire, in_upper_empty;
+
+  assign in_upper_empty = s_axis_tkeep[N-1:DESC_DW] == '0;
+  // Filling an empty hold register needs no output slot; completing a beat does.
+  assign s_axis_tready  = !hold_valid_q || out_ready;
+  assign in_fire        = s_axis_tvalid && s_axis_tready;
+
+  // A held non-last beat needs the next input beat; a held last beat flushes on its own.
+  assign out_valid = hold_valid_q && (hold_last_q || s_axis_tvalid);
+  always_comb begin
+    if (hold_last_q) begin
+      out_data = {{(DESC_DW*32){1'b0}}, hold_data_q};
+      out_strb = {{DESC_DW{1'b0}}, hold_keep_q};
+      out_eop  = 1'b1;
+    end else begin
+      out_data = {s_axis_tdata[DESC_DW*32-1:0], hold_data_q};
+      out_strb = {s_axis_tkeep[DESC_DW-1:0], hold_keep_q};
+      out_eop  = s_axis_tlast && in_upper_empty;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (in_fire) begin
+      hold_data_q <= s_axis_tdata[DATA_W-1:DESC_DW*32];
+      hold_keep_q <= s_axis_tkeep[N-1:DESC_DW];
+      hold_last_q <= s_axis_tlast;
+      // Hold empty or holding a finished packet: this beat starts a new packet.
+      hold_sop_q  <= !hold_valid_q || hold_last_q;
+      if (!hold_valid_q || hold_last_q) begin
+        hold_side_q <= s_side;
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      hold_valid_q <= 1'b0;
+    end else if (in_fire) begin
+      // A first beat always waits (its header must go out); a later last beat whose
+      // dwords all fit in the beat just completed leaves nothing behind.
+      hold_valid_q <= !hold_valid_q || hold_last_q || !(s_axis_tlast && in_upper_empty);
+    end else if (out_valid && out_ready) begin
+      hold_valid_q <= 1'b0;
+    end
+  end
+
+  beryl_pcie_us_skid #(
+    .DATA_W(DATA_W + N + 2 + SIDE_W)
+  ) u_out_skid (
+    .clk    (clk),
+    .rst    (rst),
+    .s_data ({out_data, out_strb, hold_sop_q, out_eop, hold_side_q}),
+    .s_valid(out_valid),
+    .s_ready(out_ready),
+    .m_data ({m_tlp_data, m_tlp_strb, m_tlp_sop, m_tlp_eop, m_side}),
+    .m_valid(m_tlp_valid),
+    .m_ready(m_tlp_ready)
+  );
+
+endmodule
+
+`resetall
