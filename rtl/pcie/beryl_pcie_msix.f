@@ -1,0 +1,2 @@
+../pcie/beryl_pcie_pkg.sv
+beryl_pcie_msix.sv
