@@ -1,0 +1,2 @@
+beryl_eth_pkg.sv
+beryl_eth_mac_10g_tx.sv

@@ -1,0 +1,4 @@
+beryl_eth_pkg.sv
+beryl_eth_pcs_block_lock.sv
+beryl_eth_pcs_descrambler.sv
+beryl_eth_pcs_10g_rx.sv

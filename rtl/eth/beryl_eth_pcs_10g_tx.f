@@ -1,0 +1,3 @@
+beryl_eth_pkg.sv
+beryl_eth_pcs_scrambler.sv
+beryl_eth_pcs_10g_tx.sv
