@@ -63,7 +63,7 @@ module beryl_pcie_dma_rd #(
   input  wire logic                           ext_tag_en,
   input  wire logic                           bus_master_en,
 
-  // statistics (32-bit, wrapping)
+  // statistics (32-bit, wrapping); error counters count descriptors finished with that error
   output logic [31:0]                         stat_desc_done,
   output logic [31:0]                         stat_bytes,
   output logic [31:0]                         stat_err_timeout,
@@ -184,11 +184,11 @@ module beryl_pcie_dma_rd #(
     len_dw    = 11'((span + 14'd3) >> 2);
     // Byte enables (PCIe 3.0 section 2.2.5): a 1-DW request uses first BE only.
     if (len_dw == 11'd1) begin
-      first_be = 4'((5'b1 << span[2:0]) - 5'd1) & (4'hf << first_off);
+      first_be = 4'((5'd1 << span[2:0]) - 5'd1) & (4'hf << first_off);
       last_be  = 4'h0;
     end else begin
       first_be = 4'hf << first_off;
-      last_be  = (span[1:0] == 2'd0) ? 4'hf : 4'((5'b1 << span[1:0]) - 5'd1);
+      last_be  = (span[1:0] == 2'd0) ? 4'hf : 4'((5'd1 << span[1:0]) - 5'd1);
     end
     req_hdr              = '0;
     req_hdr.dw0.fmt      = beryl_pcie_pkg::FMT_4DW_NODATA;
@@ -446,6 +446,7 @@ module beryl_pcie_dma_rd #(
   logic [PT_W-1:0] ret_tag;
   logic [OP_W-1:0] ret_op;
   logic [3:0]      ret_err;
+  logic [3:0]      ret_final_err;
   logic            ret_op_done;
 
   always_comb begin
@@ -454,6 +455,8 @@ module beryl_pcie_dma_rd #(
     ret_err   = c_retire ? c_err_q : beryl_pcie_pkg::DMA_ERR_TIMEOUT;
     ret_op    = tag_op_q[ret_tag];
     ret_op_done = ret_valid && op_issued_all_q[ret_op] && (op_outstanding_q[ret_op] == OUT_W'(1));
+    // the first error a descriptor saw wins
+    ret_final_err = (op_err_q[ret_op] != beryl_pcie_pkg::DMA_OK) ? op_err_q[ret_op] : ret_err;
   end
 
   // length-error descriptors complete at once, in a cycle with no other status
@@ -471,8 +474,16 @@ module beryl_pcie_dma_rd #(
     if (ret_op_done) begin
       rd_desc_status_valid <= 1'b1;
       rd_desc_status_tag   <= op_tag_q[ret_op];
-      rd_desc_status_error <= (op_err_q[ret_op] != beryl_pcie_pkg::DMA_OK) ? op_err_q[ret_op] : ret_err;
+      rd_desc_status_error <= ret_final_err;
       stat_desc_done       <= stat_desc_done + 32'd1;
+      // error counters count descriptors by the error they finished with
+      case (ret_final_err)
+        beryl_pcie_pkg::DMA_ERR_TIMEOUT: stat_err_timeout <= stat_err_timeout + 32'd1;
+        beryl_pcie_pkg::DMA_ERR_UR:      stat_err_ur      <= stat_err_ur + 32'd1;
+        beryl_pcie_pkg::DMA_ERR_CA:      stat_err_ca      <= stat_err_ca + 32'd1;
+        beryl_pcie_pkg::DMA_ERR_POISON:  stat_err_poison  <= stat_err_poison + 32'd1;
+        default: ;
+      endcase
     end else if (desc_bad_take) begin
       rd_desc_status_valid <= 1'b1;
       rd_desc_status_tag   <= rd_desc_tag;
@@ -549,12 +560,6 @@ module beryl_pcie_dma_rd #(
 
     // statistics
     if (adv && c_valid_q) stat_bytes <= stat_bytes + 32'(c_nbytes_q);
-    if (to_retire) stat_err_timeout <= stat_err_timeout + 32'd1;
-    if (adv && c_valid_q && c_eop_q && c_err_q == beryl_pcie_pkg::DMA_ERR_UR) stat_err_ur <= stat_err_ur + 32'd1;
-    if (adv && c_valid_q && c_eop_q && c_err_q == beryl_pcie_pkg::DMA_ERR_CA) stat_err_ca <= stat_err_ca + 32'd1;
-    if (adv && c_valid_q && c_eop_q && c_err_q == beryl_pcie_pkg::DMA_ERR_POISON) begin
-      stat_err_poison <= stat_err_poison + 32'd1;
-    end
     if (adv && c_valid_q && c_unexp_q) stat_cpl_unexpected <= stat_cpl_unexpected + 32'd1;
 
     if (rst) begin

@@ -23,13 +23,16 @@ package beryl_regs_pkg;
   localparam int unsigned BLOCK_VERSION_MAJOR_W = 8;
   localparam logic [31:0] BLOCK_VERSION_MAJOR_MASK = 32'hff000000;
   localparam logic [31:0] BERYL_RELEASE = 32'h00010000;                 // design release, major.minor.patch as 8.8.16
-  localparam int unsigned BAR0_ADDR_W = 17;                             // BAR0 spans 2**BAR0_ADDR_W bytes
+  localparam int unsigned BAR0_ADDR_W = 18;                             // BAR0 spans 2**BAR0_ADDR_W bytes
   localparam logic [31:0] MSIX_TABLE_BASE = 32'h00010000;               // MSI-X table: BAR0 byte offset
   localparam logic [31:0] MSIX_TABLE_SIZE = 32'h00001000;               // bytes
   localparam int unsigned MSIX_TABLE_ADDR_W = 12;                       // decode window is 2**ADDR_W bytes
   localparam logic [31:0] MSIX_PBA_BASE = 32'h00011000;                 // MSI-X PBA: BAR0 byte offset
   localparam logic [31:0] MSIX_PBA_SIZE = 32'h00000020;                 // bytes
   localparam int unsigned MSIX_PBA_ADDR_W = 5;                          // decode window is 2**ADDR_W bytes
+  localparam logic [31:0] APP_BASE = 32'h00020000;                      // Application window: BAR0 byte offset
+  localparam logic [31:0] APP_SIZE = 32'h00020000;                      // bytes
+  localparam int unsigned APP_ADDR_W = 17;                              // decode window is 2**ADDR_W bytes
 
   // ---- ID block ------------------------------------------------------------------------------
   localparam logic [31:0] ID_BLOCK_TYPE = 32'h42520001;                 // Identity block

@@ -23,13 +23,16 @@
 #define BERYL_BLOCK_VERSION_MAJOR_W 8u
 #define BERYL_BLOCK_VERSION_MAJOR_MASK 0xff000000u
 #define BERYL_BERYL_RELEASE 0x00010000u                         /* design release, major.minor.patch as 8.8.16 */
-#define BERYL_BAR0_ADDR_W 17u                                   /* BAR0 spans 2**BAR0_ADDR_W bytes */
+#define BERYL_BAR0_ADDR_W 18u                                   /* BAR0 spans 2**BAR0_ADDR_W bytes */
 #define BERYL_MSIX_TABLE_BASE 0x00010000u                       /* MSI-X table: BAR0 byte offset */
 #define BERYL_MSIX_TABLE_SIZE 0x00001000u                       /* bytes */
 #define BERYL_MSIX_TABLE_ADDR_W 12u                             /* decode window is 2**ADDR_W bytes */
 #define BERYL_MSIX_PBA_BASE 0x00011000u                         /* MSI-X PBA: BAR0 byte offset */
 #define BERYL_MSIX_PBA_SIZE 0x00000020u                         /* bytes */
 #define BERYL_MSIX_PBA_ADDR_W 5u                                /* decode window is 2**ADDR_W bytes */
+#define BERYL_APP_BASE 0x00020000u                              /* Application window: BAR0 byte offset */
+#define BERYL_APP_SIZE 0x00020000u                              /* bytes */
+#define BERYL_APP_ADDR_W 17u                                    /* decode window is 2**ADDR_W bytes */
 #define BERYL_ID_BLOCK_TYPE 0x42520001u                         /* Identity block */
 #define BERYL_ID_BLOCK_VERSION 0x01000000u                      /* register interface version, 8.8.16 */
 #define BERYL_ID_BLOCK_BASE 0x00000000u                         /* BAR0 byte offset */

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: MIT
+"""Full-system harness for the PCIe subsystem: cocotbext-pcie's root complex and UltraScale+
+hard-IP model on the DUT's hard-IP ports, DMA descriptor drivers for the on-chip client side,
+and a driver view of BAR0 that finds register blocks by walking the chain.
+
+Used by tb/pcie/beryl_pcie_us_top (system tests) and bench/pcie_dma (throughput benchmark).
+"""
+import logging
+import random
+import sys
+from pathlib import Path
+
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, Event, RisingEdge, with_timeout
+from cocotbext.axi import AxiLiteBus, AxiLiteRam, AxiStreamBus
+from cocotbext.pcie.core import RootComplex
+from cocotbext.pcie.core.caps import PciCapId
+from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "model"))
+import beryl_regs  # noqa: E402
+from beryl_discover import discover  # noqa: E402
+
+CLK_NS = 4  # 250 MHz user clock
+
+
+class DmaChannel:
+    """Drives `<ch>_desc_*` and collects `<ch>_desc_status_*` (tag -> error code)."""
+
+    def __init__(self, dut, ch):
+        self.dut = dut
+        self.ch = ch
+        self.queue = []
+        self.status = {}
+        self.events = {}
+        self.issue_cycle = {}
+        self.done_cycle = {}
+        self.cycle = 0
+        self._sig = {n: getattr(dut, f"{ch}_desc_{n}") for n in
+                     ("host_addr", "ram_addr", "len", "tag", "valid", "ready",
+                      "status_tag", "status_error", "status_valid")}
+        self._sig["valid"].value = 0
+        cocotb.start_soon(self._run())
+
+    def submit(self, host_addr, ram_addr, length, tag):
+        assert tag not in self.events or self.events[tag].is_set(), f"tag {tag} still in flight"
+        self.events[tag] = Event()
+        self.status.pop(tag, None)
+        self.queue.append((host_addr, ram_addr, length, tag))
+        return self.events[tag]
+
+    async def wait(self, tag, timeout_us=20000):
+        await with_timeout(self.events[tag].wait(), timeout_us, "us")
+        return self.status[tag]
+
+    async def _run(self):
+        s = self._sig
+        offered = None
+        while True:
+            await RisingEdge(self.dut.clk)
+            self.cycle += 1
+            if offered is not None and int(s["ready"].value):
+                self.issue_cycle[offered[3]] = self.cycle
+                offered = None
+            if int(s["status_valid"].value):
+                tag = int(s["status_tag"].value)
+                self.status[tag] = int(s["status_error"].value)
+                self.done_cycle[tag] = self.cycle
+                if tag in self.events:
+                    self.events[tag].set()
+            if offered is None and self.queue:
+                offered = self.queue.pop(0)
+                s["host_addr"].value, s["ram_addr"].value, s["len"].value, s["tag"].value = offered
+            s["valid"].value = int(offered is not None)
+
+
+class PcieSystemTB:
+    def __init__(self, dut, gen=3, seed=1, max_payload=1024, link_delay_ns=None):
+        self.dut = dut
+        self.log = logging.getLogger("cocotb.tb")
+        self.rng = random.Random(seed)
+        self.width = len(dut.s_axis_cq_tdata)
+        lanes = 16 if self.width == 512 else 8
+        self.msix_vectors = int(dut.MSIX_VECTORS.value) if hasattr(dut, "MSIX_VECTORS") else 32
+        cocotb.start_soon(Clock(dut.clk, CLK_NS, "ns").start())
+
+        self.rc = RootComplex()
+        self.dev = UltraScalePlusPcieDevice(
+            pcie_generation=gen,
+            pcie_link_width=lanes,
+            user_clk_frequency=1e9 / CLK_NS,
+            alignment="dword",
+            cq_straddle=False, cc_straddle=False, rq_straddle=False,
+            rc_straddle=False, rc_4tlp_straddle=False,
+            pf_count=1,
+            max_payload_size=max_payload,
+            enable_client_tag=True,
+            enable_extended_tag=True,
+            enable_parity=False,
+            pf0_msix_enable=True,
+            pf0_msix_table_size=self.msix_vectors - 1,
+            pf0_msix_table_bir=0,
+            pf0_msix_table_offset=beryl_regs.MSIX_TABLE_BASE,
+            pf0_msix_pba_bir=0,
+            pf0_msix_pba_offset=beryl_regs.MSIX_PBA_BASE,
+            user_clk=dut.clk,
+            user_reset=dut.rst,
+            rq_bus=AxiStreamBus.from_prefix(dut, "m_axis_rq"),
+            rc_bus=AxiStreamBus.from_prefix(dut, "s_axis_rc"),
+            cq_bus=AxiStreamBus.from_prefix(dut, "s_axis_cq"),
+            pcie_cq_np_req=dut.pcie_cq_np_req,
+            cc_bus=AxiStreamBus.from_prefix(dut, "m_axis_cc"),
+            cfg_mgmt_addr=dut.cfg_mgmt_addr,
+            cfg_mgmt_function_number=dut.cfg_mgmt_function_number,
+            cfg_mgmt_write=dut.cfg_mgmt_write,
+            cfg_mgmt_write_data=dut.cfg_mgmt_write_data,
+            cfg_mgmt_byte_enable=dut.cfg_mgmt_byte_enable,
+            cfg_mgmt_read=dut.cfg_mgmt_read,
+            cfg_mgmt_read_data=dut.cfg_mgmt_read_data,
+            cfg_mgmt_read_write_done=dut.cfg_mgmt_read_write_done,
+            cfg_mgmt_debug_access=dut.cfg_mgmt_debug_access,
+            cfg_max_payload=dut.cfg_max_payload,
+            cfg_max_read_req=dut.cfg_max_read_req,
+            cfg_function_status=dut.cfg_function_status,
+            cfg_rcb_status=dut.cfg_rcb_status,
+            cfg_negotiated_width=dut.cfg_negotiated_width,
+            cfg_current_speed=dut.cfg_current_speed,
+            cfg_interrupt_msix_enable=dut.cfg_interrupt_msix_enable,
+            cfg_interrupt_msix_mask=dut.cfg_interrupt_msix_mask,
+        )
+        self.dev.log.setLevel(logging.WARNING)
+        self.rc.log.setLevel(logging.WARNING)
+        self.bar0_size = 1 << beryl_regs.BAR0_ADDR_W
+        self.dev.functions[0].configure_bar(0, self.bar0_size, ext=True)
+        root_port = self.rc.make_port()
+        root_port.connect(self.dev)
+        self.port = root_port.downstream_port   # the link's root-side SimPort
+        # the model does not train the link status fields; report the link the ports agreed on
+        cap = self.dev.functions[0].pcie_cap
+        cap.current_link_speed = self.port.cur_link_speed
+        cap.negotiated_link_width = self.port.cur_link_width
+        if link_delay_ns is not None:
+            self.set_link_delay(link_delay_ns)
+
+        self.rd = DmaChannel(dut, "rd")
+        self.wr = DmaChannel(dut, "wr")
+        dut.irq_valid.value = 0
+        dut.irq_index.value = 0
+        # the application window gets a third-party AXI-Lite RAM standing in for the NIC core
+        self.app_ram = AxiLiteRam(AxiLiteBus.from_prefix(dut, "m_axil_app"), dut.clk, dut.rst,
+                                  size=1 << beryl_regs.APP_ADDR_W)
+
+    def set_link_delay(self, ns):
+        """One-way link latency in each direction (the model's default is 10 ns)."""
+        steps = int(ns * 1e-9 * self.port.time_scale)
+        self.port.link_delay_steps = steps
+        self.port.other.link_delay_steps = steps
+
+    def set_stalls(self, idle, backpressure):
+        """Random idle on the model's sources (CQ, RC) and backpressure on its sinks (CC, RQ)."""
+        rng = self.rng
+
+        def gen(p):
+            while True:
+                yield int(rng.random() < p)
+        for obj, p in ((self.dev.cq_source, idle), (self.dev.rc_source, idle),
+                       (self.dev.cc_sink, backpressure), (self.dev.rq_sink, backpressure)):
+            obj.set_pause_generator(gen(p) if p else None)
+            if not p:
+                obj.pause = False   # removing a generator leaves its last value in place
+
+    async def init(self, mps=None, mrrs=None, ext_tag=True):
+        dut = self.dut
+        dut.rst.setimmediatevalue(1)
+        await ClockCycles(dut.clk, 10)
+        dut.rst.value = 0
+        await ClockCycles(dut.clk, 10)
+        await with_timeout(self.rc.enumerate(), 1000, "us")
+        self.ep = self.rc.find_device(self.dev.functions[0].pcie_id)
+        await self.ep.enable_device()
+        await self.ep.set_master()
+        # Device Control (PCIe 3.0 section 7.8.4): MPS [7:5], Extended Tag [8], MRRS [14:12]
+        devctl = await self.ep.capability_read_word(PciCapId.EXP, 0x08)
+        if mps is not None:
+            devctl = (devctl & ~(7 << 5)) | (mps << 5)
+            self.rc.max_payload_size = mps     # the root complex splits its completions at its MPS
+        if mrrs is not None:
+            devctl = (devctl & ~(7 << 12)) | (mrrs << 12)
+        devctl = (devctl | 0x100) if ext_tag else (devctl & ~0x100)
+        await self.ep.capability_write_word(PciCapId.EXP, 0x08, devctl)
+        self.bar0 = self.ep.bar_window[0]
+        # the shim polls Device Control every few hundred cycles: let it catch up
+        await ClockCycles(dut.clk, 600)
+        self.blocks = await discover(self.read32)
+        self.block = {b.name: b.offset for b in self.blocks if b.name}
+
+    async def read32(self, addr):
+        return await self.bar0.read_dword(addr)
+
+    async def write32(self, addr, val):
+        await self.bar0.write_dword(addr, val)
+
+    def reg(self, block, name):
+        return self.block[block.lower()] + getattr(beryl_regs, f"{block.upper()}_{name.upper()}_OFFSET")
+
+    async def read_reg(self, block, name):
+        return await self.read32(self.reg(block, name))
+
+    def alloc_host(self, size):
+        addr, mem = self.rc.alloc_region(size)
+        return addr, mem
