@@ -463,10 +463,13 @@ module beryl_pcie_dma_rd #(
   logic desc_bad;
   logic desc_take;
   logic desc_bad_take;
+  // the generator takes the next descriptor in the cycle its current one issues its last request
+  logic gen_free;
+  assign gen_free      = !gen_active_q || (issue && chunk_last);
   assign desc_bad      = (rd_desc_len == '0) || (rd_desc_len > LEN_MAX);
-  assign desc_take     = rd_desc_valid && !desc_bad && !gen_active_q && op_avail;
+  assign desc_take     = rd_desc_valid && !desc_bad && gen_free && op_avail;
   assign desc_bad_take = rd_desc_valid && desc_bad && !ret_op_done;
-  assign rd_desc_ready = desc_bad ? !ret_op_done : (!gen_active_q && op_avail);
+  assign rd_desc_ready = desc_bad ? !ret_op_done : (gen_free && op_avail);
 
   always_ff @(posedge clk) begin
     // status output

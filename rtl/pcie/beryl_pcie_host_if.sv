@@ -10,8 +10,8 @@ module beryl_pcie_host_if #(
   parameter int RAM_ADDR_W     = 20,             // DMA RAM byte address width
   parameter int LEN_W          = 17,             // DMA length width: up to 2^(LEN_W-1) bytes
   parameter int TAG_W          = 8,              // DMA client tag width
-  parameter int PCIE_TAG_COUNT = 64,             // outstanding DMA reads, 32..256
-  parameter int RD_OP_COUNT    = 16,             // read descriptors in flight
+  parameter int PCIE_TAG_COUNT = 256,            // outstanding DMA reads, 32..256 (above 32 needs Extended Tag)
+  parameter int RD_OP_COUNT    = 64,             // read descriptors in flight, power of two
   parameter int CPL_BUF_BYTES  = 32768,          // completion buffer of the hard IP, bytes
   parameter int TIMEOUT_CYCLES = 2500000,        // DMA read completion timeout, cycles
   parameter int MSIX_VECTORS   = 32,             // MSI-X vectors, 1..256

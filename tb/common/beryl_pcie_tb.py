@@ -13,6 +13,7 @@ from pathlib import Path
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, Event, RisingEdge, with_timeout
+from cocotb.utils import get_sim_time
 from cocotbext.axi import AxiLiteBus, AxiLiteRam, AxiStreamBus
 from cocotbext.pcie.core import RootComplex
 from cocotbext.pcie.core.caps import PciCapId
@@ -26,17 +27,22 @@ CLK_NS = 4  # 250 MHz user clock
 
 
 class DmaChannel:
-    """Drives `<ch>_desc_*` and collects `<ch>_desc_status_*` (tag -> error code)."""
+    """Drives `<ch>_desc_*` and collects `<ch>_desc_status_*`.
+
+    `submit()` queues a descriptor and returns its Event; a tag may be reused once its previous
+    descriptor has reported (the driver holds a descriptor back until its tag is free).
+    Times are simulation nanoseconds: `accept_ns` per descriptor, `done_ns` per status.
+    """
 
     def __init__(self, dut, ch):
         self.dut = dut
         self.ch = ch
         self.queue = []
-        self.status = {}
-        self.events = {}
-        self.issue_cycle = {}
-        self.done_cycle = {}
-        self.cycle = 0
+        self.last = {}         # tag -> Event of the latest descriptor submitted with it
+        self.events = {}       # tag -> Event of the descriptor in flight with it
+        self.inflight = set()
+        self.accept_ns = []
+        self.done_ns = []
         self._sig = {n: getattr(dut, f"{ch}_desc_{n}") for n in
                      ("host_addr", "ram_addr", "len", "tag", "valid", "ready",
                       "status_tag", "status_error", "status_valid")}
@@ -44,33 +50,47 @@ class DmaChannel:
         cocotb.start_soon(self._run())
 
     def submit(self, host_addr, ram_addr, length, tag):
-        assert tag not in self.events or self.events[tag].is_set(), f"tag {tag} still in flight"
-        self.events[tag] = Event()
-        self.status.pop(tag, None)
-        self.queue.append((host_addr, ram_addr, length, tag))
-        return self.events[tag]
+        ev = Event()
+        ev.error = None
+        self.queue.append((host_addr, ram_addr, length, tag, ev))
+        self.last[tag] = ev
+        return ev
 
     async def wait(self, tag, timeout_us=20000):
-        await with_timeout(self.events[tag].wait(), timeout_us, "us")
-        return self.status[tag]
+        """Error code of the latest descriptor submitted with `tag`."""
+        ev = self.last[tag]
+        await with_timeout(ev.wait(), timeout_us, "us")
+        return ev.error
+
+    async def drain(self, timeout_us=100000):
+        """Wait until every queued descriptor has reported."""
+        async def _d():
+            while self.queue or self.inflight:
+                await RisingEdge(self.dut.clk)
+        await with_timeout(_d(), timeout_us, "us")
 
     async def _run(self):
         s = self._sig
         offered = None
         while True:
             await RisingEdge(self.dut.clk)
-            self.cycle += 1
+            now = get_sim_time("ns")
             if offered is not None and int(s["ready"].value):
-                self.issue_cycle[offered[3]] = self.cycle
+                self.accept_ns.append(now)
                 offered = None
             if int(s["status_valid"].value):
                 tag = int(s["status_tag"].value)
-                self.status[tag] = int(s["status_error"].value)
-                self.done_cycle[tag] = self.cycle
-                if tag in self.events:
-                    self.events[tag].set()
-            if offered is None and self.queue:
-                offered = self.queue.pop(0)
+                assert tag in self.inflight, f"{self.ch}: status for tag {tag} that is not in flight"
+                ev = self.events.pop(tag)
+                ev.error = int(s["status_error"].value)
+                self.done_ns.append(now)
+                self.inflight.discard(tag)
+                ev.set()
+            if offered is None and self.queue and self.queue[0][3] not in self.inflight:
+                host, ram, length, tag, ev = self.queue.pop(0)
+                self.inflight.add(tag)
+                self.events[tag] = ev
+                offered = (host, ram, length, tag)
                 s["host_addr"].value, s["ram_addr"].value, s["len"].value, s["tag"].value = offered
             s["valid"].value = int(offered is not None)
 
@@ -140,8 +160,8 @@ class PcieSystemTB:
         cap = self.dev.functions[0].pcie_cap
         cap.current_link_speed = self.port.cur_link_speed
         cap.negotiated_link_width = self.port.cur_link_width
-        if link_delay_ns is not None:
-            self.set_link_delay(link_delay_ns)
+        # applied after enumeration: the model's enumeration gives config reads only 1 us
+        self.link_delay_ns = link_delay_ns
 
         self.rd = DmaChannel(dut, "rd")
         self.wr = DmaChannel(dut, "wr")
@@ -194,6 +214,8 @@ class PcieSystemTB:
         await ClockCycles(dut.clk, 600)
         self.blocks = await discover(self.read32)
         self.block = {b.name: b.offset for b in self.blocks if b.name}
+        if self.link_delay_ns is not None:
+            self.set_link_delay(self.link_delay_ns)
 
     async def read32(self, addr):
         return await self.bar0.read_dword(addr)

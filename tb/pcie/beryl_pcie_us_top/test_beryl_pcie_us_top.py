@@ -98,7 +98,7 @@ async def test_enumeration_and_registers(dut):
     # PCIe block: build parameters and what enumeration negotiated
     cap = tb.dev.functions[0].pcie_cap
     assert await tb.read_reg("pcie", "tlp_data_w") == tb.width
-    assert await tb.read_reg("pcie", "dma_tag_count") == 64
+    assert await tb.read_reg("pcie", "dma_tag_count") == 256
     assert await tb.read_reg("pcie", "dma_rd_len_max") == 65536
     assert await tb.read_reg("pcie", "ram_size") == 1 << len(dut.rd_desc_ram_addr)
     link = await tb.read_reg("pcie", "link_status")
