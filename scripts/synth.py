@@ -21,6 +21,16 @@ from filelist import resolve  # noqa: E402
 TOPS = {
     "beryl_pcie_us_top": ("rtl/pcie/beryl_pcie_us_top.f", {"TLP_DATA_W": 512}),
     "beryl_pcie_us_top_x8": ("rtl/pcie/beryl_pcie_us_top.f", {"TLP_DATA_W": 256}),
+    "beryl_eth_mac_10g": ("rtl/eth/beryl_eth_mac_10g.f", {"MAX_FRAME_LEN": 9216, "CNT_W": 64}),
+    "beryl_eth_mac_10g_tx": ("rtl/eth/beryl_eth_mac_10g_tx.f", {"DIC_EN": 1}),
+    "beryl_eth_mac_10g_rx": ("rtl/eth/beryl_eth_mac_10g_rx.f", {"MAX_FRAME_LEN": 9216}),
+    "beryl_eth_mac_stats": ("rtl/eth/beryl_eth_mac_stats.f", {"CNT_W": 64}),
+    "beryl_eth_mac_10g_fifo": ("rtl/eth/beryl_eth_mac_10g_fifo.f", {"TX_FIFO_DEPTH": 2048, "RX_FIFO_DEPTH": 2048}),
+    "beryl_axis_async_fifo": ("rtl/common/beryl_axis_async_fifo.f",
+                              {"DATA_W": 64, "USER_W": 65, "DEPTH": 2048, "FRAME_EN": 1, "DROP_WHEN_FULL_EN": 1}),
+    "beryl_eth_pcs_10g": ("rtl/eth/beryl_eth_pcs_10g.f", {"SLIP_WAIT": 32}),
+    "beryl_eth_pcs_10g_tx": ("rtl/eth/beryl_eth_pcs_10g_tx.f", {}),
+    "beryl_eth_pcs_10g_rx": ("rtl/eth/beryl_eth_pcs_10g_rx.f", {"SLIP_WAIT": 32}),
 }
 
 CELLS = {
@@ -35,8 +45,24 @@ CELLS = {
 }
 
 
+def build_ids():
+    """Identity-block parameters of this build: commit hash (8 hex digits), UTC date and time in BCD."""
+    try:
+        h = subprocess.run(["git", "rev-parse", "--short=8", "HEAD"], cwd=REPO, capture_output=True,
+                           text=True, check=True).stdout.strip()
+        git_hash = int(h, 16)
+    except (subprocess.CalledProcessError, ValueError, FileNotFoundError):
+        git_hash = 0
+    now = time.gmtime()
+    return {"GIT_HASH": git_hash,
+            "BUILD_DATE": int(time.strftime("%Y%m%d", now), 16),
+            "BUILD_TIME": int(time.strftime("%H%M%S", now), 16)}
+
+
 def synth(name, flist, params):
     top = name.split("_x")[0] if name.endswith("_x8") else name
+    if top.startswith("beryl_pcie_us_top"):
+        params = {**params, **build_ids()}
     files = " ".join(str(p) for p in resolve(REPO / flist))
     chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
     script = (f"read_verilog -sv {files}; chparam {chparam} {top}; hierarchy -check -top {top}; "
@@ -74,7 +100,7 @@ def main():
         print(f"| top | params | {' | '.join(cols)} |")
         print("|---|---|" + "---:|" * len(cols))
         for n, c in results.items():
-            p = ",".join(f"{k}={v}" for k, v in TOPS[n][1].items())
+            p = ",".join(f"{k}={v}" for k, v in TOPS[n][1].items() if not k.startswith(("GIT", "BUILD")))
             print(f"| {n.replace('_x8', '')} | {p} | " + " | ".join(str(c[k]) for k in cols) + " |")
     bad = [n for n, c in results.items() if c["LATCH"]]
     if bad:

@@ -91,7 +91,7 @@ module beryl_pcie_axil_master #(
   logic                         cpl_data_q;     // completion carries data
 
   beryl_pcie_pkg::tlp_mem_hdr_t in_hdr;
-  assign in_hdr = beryl_pcie_pkg::tlp_mem_hdr_t'(rx_req_tlp_hdr);
+  assign in_hdr = rx_req_tlp_hdr;  // same width: a packed struct takes the vector as it is
 
   logic [10:0] in_len_dw;
   logic        in_is_mem;

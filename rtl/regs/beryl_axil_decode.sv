@@ -74,7 +74,7 @@ module beryl_axil_decode #(
   // (Assignments to the function name rather than `return`: Yosys 0.70 rejects `return expr`.)
   function automatic logic [ADDR_W-1:0] hi_mask(input int i);
     logic [ADDR_W-1:0] ones;
-    ones = '1;
+    ones = {ADDR_W{1'b1}};  // not '1: Yosys 0.23 sizes it to one bit inside a constant function
     hi_mask = ones << M_ADDR_W[32*i +: 32];
   endfunction
 
