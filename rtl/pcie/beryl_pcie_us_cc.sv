@@ -78,6 +78,9 @@ module beryl_pcie_us_cc #(
   logic             out_sop;
   logic [IDX_W-1:0] out_last_idx;
   logic             unused_side;
+  // no CC straddle: only one TLP per beat, so the straddle outputs stay 0
+  logic             unused_sop_mid, unused_eop_lo;
+  logic [IDX_W-1:0] unused_eop_lo_idx;
 
   beryl_pcie_us_prepend #(
     .DATA_W (TLP_DATA_W),
@@ -98,7 +101,10 @@ module beryl_pcie_us_cc #(
     .m_axis_tkeep (m_axis_cc_tkeep),
     .m_axis_tlast (m_axis_cc_tlast),
     .m_sop        (out_sop),
+    .m_sop_mid    (unused_sop_mid),
     .m_last_idx   (out_last_idx),
+    .m_eop_lo     (unused_eop_lo),
+    .m_eop_lo_idx (unused_eop_lo_idx),
     .m_side       (unused_side),
     .m_axis_tvalid(m_axis_cc_tvalid),
     .m_axis_tready(m_axis_cc_tready)

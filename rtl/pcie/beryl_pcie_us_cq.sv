@@ -98,6 +98,7 @@ module beryl_pcie_us_cq #(
     .s_axis_tkeep (s_axis_cq_tkeep),
     .s_axis_tlast (s_axis_cq_tlast),
     .s_side       ({desc_dw3[18:16], hdr}),
+    .s_start_mid  (1'b0),
     .s_axis_tvalid(s_axis_cq_tvalid),
     .s_axis_tready(s_axis_cq_tready),
     .m_tlp_data   (rx_req_tlp_data),

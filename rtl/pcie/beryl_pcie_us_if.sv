@@ -2,8 +2,9 @@
 // UltraScale+ PCIe hard IP (PG213, dword-aligned) <-> Beryl vendor-neutral TLP streams:
 // CQ -> rx_req, tx_cpl -> CC, tx_req -> RQ, RC -> rx_cpl, plus config status. Each direction
 // moves one beat per cycle (CC/RQ add one beat when a TLP's payload spills into an extra beat).
-// Known throughput limit: straddling (two TLPs per 512-bit beat) is not supported and must be
-// disabled in the core, so short TLPs occupy a whole beat each.
+// At 512 bits RQ and RC straddle (PG213: a second TLP may start at dword 8) are supported and
+// must match the core's setting (RQ_STRADDLE, RC_STRADDLE); CQ/CC straddle and RC 4-TLP straddle
+// must stay disabled in the core.
 `default_nettype none
 
 module beryl_pcie_us_if #(
@@ -12,7 +13,10 @@ module beryl_pcie_us_if #(
   parameter int AXIS_CC_USER_W  = (TLP_DATA_W == 512) ? 81  : 33,
   parameter int AXIS_RQ_USER_W  = (TLP_DATA_W == 512) ? 137 : 62,
   parameter int AXIS_RC_USER_W  = (TLP_DATA_W == 512) ? 161 : 75,
-  parameter int CFG_POLL_CYCLES = 256                            // Device Control poll period, 1 .. 65535
+  parameter int CFG_POLL_CYCLES = 256,                           // Device Control poll period, 1 .. 65535
+  // Core's "RQ straddle" and "RC straddle" (2 TLPs per beat) options; 512-bit only, 0 or 1
+  parameter bit RQ_STRADDLE     = (TLP_DATA_W == 512),
+  parameter bit RC_STRADDLE     = (TLP_DATA_W == 512)
 ) (
   input  wire logic                      clk,  // the core's user_clk
   input  wire logic                      rst,  // the core's user_reset
@@ -162,7 +166,8 @@ module beryl_pcie_us_if #(
 
   beryl_pcie_us_rq #(
     .TLP_DATA_W    (TLP_DATA_W),
-    .AXIS_RQ_USER_W(AXIS_RQ_USER_W)
+    .AXIS_RQ_USER_W(AXIS_RQ_USER_W),
+    .RQ_STRADDLE   (RQ_STRADDLE)
   ) u_rq (
     .clk             (clk),
     .rst             (rst),
@@ -183,7 +188,8 @@ module beryl_pcie_us_if #(
 
   beryl_pcie_us_rc #(
     .TLP_DATA_W    (TLP_DATA_W),
-    .AXIS_RC_USER_W(AXIS_RC_USER_W)
+    .AXIS_RC_USER_W(AXIS_RC_USER_W),
+    .RC_STRADDLE   (RC_STRADDLE)
   ) u_rc (
     .clk                (clk),
     .rst                (rst),

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 // UltraScale+ requester completion (RC) -> neutral rx_cpl TLP stream: decodes the 96-bit RC
 // descriptor into tlp_cpl_hdr_t and realigns the payload to dword 0. Every RC packet, error
-// reports included, yields a header so the DMA engine sees the status. One beat per cycle,
-// latency 2 cycles. Straddle must be off (one TLP per beat at most).
+// reports included, yields a header so the DMA engine sees the status. Latency 2 cycles.
+// Without straddle one beat per cycle. With RC_STRADDLE (512-bit) a beat may carry the end of
+// one TLP and the start of the next at dword 8 (PG213 2-TLP straddle): TLPs alternate between two
+// strip lanes and are merged back in order, one beat per cycle, so the core is held off only
+// while rx_cpl is busy (up to two short TLPs arrive per RC beat, one leaves per rx_cpl beat).
 `default_nettype none
 
 module beryl_pcie_us_rc #(
-  parameter int TLP_DATA_W     = 512,                         // 256 (Gen3 x8) or 512 (Gen3 x16)
-  parameter int AXIS_RC_USER_W = (TLP_DATA_W == 512) ? 161 : 75  // PG213 RC tuser width
+  parameter int TLP_DATA_W     = 512,                            // 256 (Gen3 x8) or 512 (Gen3 x16)
+  parameter int AXIS_RC_USER_W = (TLP_DATA_W == 512) ? 161 : 75, // PG213 RC tuser width
+  parameter bit RC_STRADDLE    = (TLP_DATA_W == 512)             // core's RC 2-TLP straddle, 512 only
 ) (
   input  wire logic                      clk,
   input  wire logic                      rst,
 
-  // Requester completion from the hard IP (PG213, dword-aligned, no straddle)
+  // Requester completion from the hard IP (PG213, dword-aligned; 4-TLP straddle off)
   input  wire logic [TLP_DATA_W-1:0]     s_axis_rc_tdata,
   input  wire logic [TLP_DATA_W/32-1:0]  s_axis_rc_tkeep,
   input  wire logic                      s_axis_rc_tlast,
@@ -35,77 +39,182 @@ module beryl_pcie_us_rc #(
   output      logic                      rx_cpl_tlp_req_done
 );
 
-  localparam logic [3:0] ERR_NORMAL   = 4'b0000;
-  localparam logic [3:0] ERR_POISONED = 4'b0001;
+  localparam int N      = TLP_DATA_W / 32;  // dwords per beat
+  localparam int SIDE_W = 4 + 1 + 128;      // err_code, req_done, header
 
   if (!((TLP_DATA_W == 512 && AXIS_RC_USER_W == 161) || (TLP_DATA_W == 256 && AXIS_RC_USER_W == 75)))
   begin : g_bad_param
     $error("%m: TLP_DATA_W %0d with AXIS_RC_USER_W %0d is not a PG213 RC configuration",
            TLP_DATA_W, AXIS_RC_USER_W);
   end
-
-  // PG213 "Requester Completion Descriptor Format": DW0 {rsvd, request completed, locked,
-  // byte count[28:16], error code[15:12], lower address[11:0]}, DW1 {requester id, rsvd,
-  // poisoned, status, dword count}, DW2 {rsvd, attr, tc, rsvd, completer id, tag}.
-  logic [31:0] desc_dw0, desc_dw1, desc_dw2;
-  logic [3:0]  err_code;
-  logic [10:0] dword_count;
-  assign {desc_dw2, desc_dw1, desc_dw0} = s_axis_rc_tdata[95:0];
-  assign err_code    = desc_dw0[15:12];
-  assign dword_count = desc_dw1[10:0];
-
-  beryl_pcie_pkg::tlp_cpl_hdr_t hdr;
-  always_comb begin
-    hdr = '0;
-    hdr.dw0.fmt      = (dword_count != '0) ? beryl_pcie_pkg::FMT_3DW_DATA : beryl_pcie_pkg::FMT_3DW_NODATA;
-    hdr.dw0.tlp_type = {beryl_pcie_pkg::TYPE_CPL[4:1], desc_dw0[29]};  // CplLk for locked reads
-    hdr.dw0.tc       = desc_dw2[27:25];
-    hdr.dw0.attr2    = desc_dw2[30];
-    hdr.dw0.attr     = desc_dw2[29:28];
-    hdr.dw0.ep       = desc_dw1[14];
-    hdr.dw0.length   = dword_count[9:0];  // 1024 wraps to 0 as on the wire
-    hdr.completer_id = desc_dw2[23:8];
-    hdr.status       = desc_dw1[13:11];
-    // The core reports completions it found malformed (bad length, requester/attr mismatch,
-    // lower address mismatch, unknown tag), completion timeouts and FLR aborts with SC status
-    // and a non-zero error code. Those must not look like good data: report completer abort.
-    if (hdr.status == beryl_pcie_pkg::CPL_SC && err_code != ERR_NORMAL && err_code != ERR_POISONED) begin
-      hdr.status = beryl_pcie_pkg::CPL_CA;
-    end
-    hdr.byte_count   = desc_dw0[27:16];   // 13-bit count; 4096 wraps to 0 as on the wire
-    hdr.requester_id = desc_dw1[31:16];
-    hdr.tag          = desc_dw2[7:0];
-    hdr.lower_addr   = desc_dw0[6:0];
+  if (RC_STRADDLE && TLP_DATA_W != 512) begin : g_bad_straddle
+    $error("%m: RC_STRADDLE is supported at TLP_DATA_W 512 only (got %0d)", TLP_DATA_W);
   end
 
-  // Unused RC fields: lower address bits above 6 (the neutral header has 7, as on the
-  // wire), byte count bit 12, dword count bit 10, and tuser (byte enables, parity,
-  // straddle flags: dword-aligned, straddle off, tlast/tkeep delimit packets).
-  logic unused_ok;
-  assign unused_ok = ^{desc_dw0[11:7], desc_dw0[28], desc_dw0[31], desc_dw1[15], desc_dw1[10],
-                       desc_dw2[31], desc_dw2[24], s_axis_rc_tuser};
+  // Descriptor decoded at dword 0 and, with straddle, at dword N/2 (a TLP starting mid-beat)
+  // into the sideband {error code, request completed, tlp_cpl_hdr_t}.
+  localparam int DEC_COUNT = RC_STRADDLE ? 2 : 1;
+  logic [DEC_COUNT*SIDE_W-1:0] dec_side;  // decoder d in slice d
 
-  beryl_pcie_us_strip #(
-    .DATA_W (TLP_DATA_W),
-    .DESC_DW(3),
-    .SIDE_W (4 + 1 + 128)
-  ) u_strip (
-    .clk          (clk),
-    .rst          (rst),
-    .s_axis_tdata (s_axis_rc_tdata),
-    .s_axis_tkeep (s_axis_rc_tkeep),
-    .s_axis_tlast (s_axis_rc_tlast),
-    .s_side       ({err_code, desc_dw0[30], hdr}),
-    .s_axis_tvalid(s_axis_rc_tvalid),
-    .s_axis_tready(s_axis_rc_tready),
-    .m_tlp_data   (rx_cpl_tlp_data),
-    .m_tlp_strb   (rx_cpl_tlp_strb),
-    .m_tlp_sop    (rx_cpl_tlp_sop),
-    .m_tlp_eop    (rx_cpl_tlp_eop),
-    .m_side       ({rx_cpl_tlp_err_code, rx_cpl_tlp_req_done, rx_cpl_tlp_hdr}),
-    .m_tlp_valid  (rx_cpl_tlp_valid),
-    .m_tlp_ready  (rx_cpl_tlp_ready)
-  );
+  for (genvar d = 0; d < DEC_COUNT; d++) begin : g_dec
+    beryl_pcie_pkg::tlp_cpl_hdr_t hdr;
+    logic [3:0]                   err_code;
+    logic                         req_done;
+    beryl_pcie_us_rc_desc u_desc (
+      .desc    (s_axis_rc_tdata[d*(N/2)*32 +: 96]),
+      .hdr     (hdr),
+      .err_code(err_code),
+      .req_done(req_done)
+    );
+    assign dec_side[d*SIDE_W +: SIDE_W] = {err_code, req_done, hdr};
+  end
+
+  if (RC_STRADDLE) begin : g_straddle
+    // ---- 2-TLP straddle: split each beat into a lower piece (a TLP continuing from the last
+    // beat or starting at dword 0) and an upper piece (a TLP starting at dword 8), and give
+    // TLPs alternately to strip lane 0 and 1, so each lane sees at most one TLP per beat.
+    localparam int H = N / 2;
+
+    // PG213 RC tuser (512-bit): byte_en[63:0], is_sop[67:64], is_sop0..3_ptr[75:68] (in
+    // 128-bit units), is_eop[79:76], is_eop0..3_ptr[95:80] (last dword), discontinue[96],
+    // parity[160:97]. tlast/tkeep are not used: with straddle the pointers delimit TLPs.
+    logic [1:0] is_sop, is_eop;
+    logic [1:0] sop0_ptr, sop1_ptr;
+    logic [3:0] eop0_ptr, eop1_ptr;
+    assign is_sop   = s_axis_rc_tuser[65:64];
+    assign sop0_ptr = s_axis_rc_tuser[69:68];
+    assign sop1_ptr = s_axis_rc_tuser[71:70];
+    assign is_eop   = s_axis_rc_tuser[77:76];
+    assign eop0_ptr = s_axis_rc_tuser[83:80];
+    assign eop1_ptr = s_axis_rc_tuser[87:84];
+
+    logic unused_ok;
+    assign unused_ok = ^{s_axis_rc_tuser[AXIS_RC_USER_W-1:88], s_axis_rc_tuser[79:78],
+                         s_axis_rc_tuser[75:72], s_axis_rc_tuser[67:66], s_axis_rc_tuser[63:0],
+                         s_axis_rc_tkeep, s_axis_rc_tlast};
+
+    // in_pkt_q: a TLP continues into the next beat; next_lane_q: lane of the next TLP to start.
+    logic in_pkt_q, next_lane_q;
+
+    logic         lo_used, lo_new, lo_end, hi_used, hi_end, lo_lane, hi_lane;
+    logic [3:0]   hi_eop_ptr;
+    logic [N-1:0] lo_keep, hi_keep;
+    assign lo_new     = !in_pkt_q && is_sop[0] && sop0_ptr == 2'd0;
+    assign lo_used    = in_pkt_q || lo_new;
+    assign lo_end     = lo_used && is_eop[0];
+    assign hi_used    = (is_sop[0] && sop0_ptr == 2'd2) || (is_sop[1] && sop1_ptr == 2'd2);
+    // The first eop of the beat belongs to the lower piece when there is one.
+    assign hi_end     = lo_used ? is_eop[1] : is_eop[0];
+    assign hi_eop_ptr = lo_used ? eop1_ptr : eop0_ptr;
+    assign lo_lane    = next_lane_q ^ in_pkt_q;  // a continuing TLP took the lane before
+    assign hi_lane    = next_lane_q ^ lo_new;
+    always_comb begin
+      for (int i = 0; i < N; i++) begin
+        lo_keep[i] = !lo_end || 4'(i) <= eop0_ptr;
+        hi_keep[i] = i >= H && (!hi_end || 4'(i) <= hi_eop_ptr);
+      end
+    end
+
+    logic [SIDE_W-1:0] side_lo, side_hi;
+    assign side_lo = dec_side[0 +: SIDE_W];
+    assign side_hi = dec_side[SIDE_W +: SIDE_W];
+
+    // Per lane: which piece it takes from this beat. The beat is accepted when every lane
+    // that takes a piece can.
+    logic [1:0] take, take_hi, lane_ready, lane_out_valid, lane_out_ready;
+    logic [1:0] lane_out_sop, lane_out_eop;
+    logic [2*TLP_DATA_W-1:0] lane_out_data;  // lane l in slice l
+    logic [2*N-1:0]          lane_out_strb;
+    logic [2*SIDE_W-1:0]     lane_out_side;
+    for (genvar l = 0; l < 2; l++) begin : g_lane
+      assign take_hi[l] = hi_used && hi_lane == 1'(l);
+      assign take[l]    = take_hi[l] || (lo_used && lo_lane == 1'(l));
+    end
+    assign s_axis_rc_tready = (!take[0] || lane_ready[0]) && (!take[1] || lane_ready[1]);
+
+    for (genvar l = 0; l < 2; l++) begin : g_strip
+      beryl_pcie_us_strip #(
+        .DATA_W      (TLP_DATA_W),
+        .DESC_DW     (3),
+        .SIDE_W      (SIDE_W),
+        .MID_START_EN(1'b1)
+      ) u_strip (
+        .clk          (clk),
+        .rst          (rst),
+        .s_axis_tdata (s_axis_rc_tdata),
+        .s_axis_tkeep (take_hi[l] ? hi_keep : lo_keep),
+        .s_axis_tlast (take_hi[l] ? hi_end : lo_end),
+        .s_side       (take_hi[l] ? side_hi : side_lo),
+        .s_start_mid  (take_hi[l]),
+        .s_axis_tvalid(s_axis_rc_tvalid && s_axis_rc_tready && take[l]),
+        .s_axis_tready(lane_ready[l]),
+        .m_tlp_data   (lane_out_data[l*TLP_DATA_W +: TLP_DATA_W]),
+        .m_tlp_strb   (lane_out_strb[l*N +: N]),
+        .m_tlp_sop    (lane_out_sop[l]),
+        .m_tlp_eop    (lane_out_eop[l]),
+        .m_side       (lane_out_side[l*SIDE_W +: SIDE_W]),
+        .m_tlp_valid  (lane_out_valid[l]),
+        .m_tlp_ready  (lane_out_ready[l])
+      );
+    end
+
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        in_pkt_q    <= 1'b0;
+        next_lane_q <= 1'b0;
+      end else if (s_axis_rc_tvalid && s_axis_rc_tready) begin
+        in_pkt_q    <= hi_used ? !hi_end : (lo_used ? !lo_end : in_pkt_q);
+        next_lane_q <= next_lane_q ^ lo_new ^ hi_used;
+      end
+    end
+
+    // In-order merge: stay on a lane until its TLP's last beat has gone out.
+    logic out_lane_q;
+    assign lane_out_ready[0] = rx_cpl_tlp_ready && !out_lane_q;
+    assign lane_out_ready[1] = rx_cpl_tlp_ready && out_lane_q;
+    assign rx_cpl_tlp_valid  = lane_out_valid[out_lane_q];
+    assign rx_cpl_tlp_data   = lane_out_data[out_lane_q*TLP_DATA_W +: TLP_DATA_W];
+    assign rx_cpl_tlp_strb   = lane_out_strb[out_lane_q*N +: N];
+    assign rx_cpl_tlp_sop    = lane_out_sop[out_lane_q];
+    assign rx_cpl_tlp_eop    = lane_out_eop[out_lane_q];
+    assign {rx_cpl_tlp_err_code, rx_cpl_tlp_req_done, rx_cpl_tlp_hdr} =
+      lane_out_side[out_lane_q*SIDE_W +: SIDE_W];
+
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        out_lane_q <= 1'b0;
+      end else if (rx_cpl_tlp_valid && rx_cpl_tlp_ready && rx_cpl_tlp_eop) begin
+        out_lane_q <= !out_lane_q;
+      end
+    end
+  end else begin : g_plain
+    // ---- one TLP per beat: tlast/tkeep delimit packets, tuser is not needed
+    logic unused_ok;
+    assign unused_ok = ^s_axis_rc_tuser;
+
+    beryl_pcie_us_strip #(
+      .DATA_W (TLP_DATA_W),
+      .DESC_DW(3),
+      .SIDE_W (SIDE_W)
+    ) u_strip (
+      .clk          (clk),
+      .rst          (rst),
+      .s_axis_tdata (s_axis_rc_tdata),
+      .s_axis_tkeep (s_axis_rc_tkeep),
+      .s_axis_tlast (s_axis_rc_tlast),
+      .s_side       (dec_side),
+      .s_start_mid  (1'b0),
+      .s_axis_tvalid(s_axis_rc_tvalid),
+      .s_axis_tready(s_axis_rc_tready),
+      .m_tlp_data   (rx_cpl_tlp_data),
+      .m_tlp_strb   (rx_cpl_tlp_strb),
+      .m_tlp_sop    (rx_cpl_tlp_sop),
+      .m_tlp_eop    (rx_cpl_tlp_eop),
+      .m_side       ({rx_cpl_tlp_err_code, rx_cpl_tlp_req_done, rx_cpl_tlp_hdr}),
+      .m_tlp_valid  (rx_cpl_tlp_valid),
+      .m_tlp_ready  (rx_cpl_tlp_ready)
+    );
+  end
 
 endmodule
 

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Drops a DESC_DW-dword descriptor from the front of each AXI-Stream packet and shifts the
 // payload down so its first dword lands in dword 0 (hard-IP CQ/RC -> neutral TLP stream).
-// One beat per cycle, no bubbles: output beats never outnumber input beats. Latency 2 cycles.
+// With MID_START_EN a packet may instead begin at dword DATA_W/64 (a straddled RC beat split by
+// the parent). One beat per cycle, no bubbles: output beats never outnumber input beats.
+// Latency 2 cycles.
 `default_nettype none
 
 module beryl_pcie_us_strip #(
   parameter int DATA_W  = 512,  // stream width in bits: 256 or 512
   parameter int DESC_DW = 4,    // descriptor length in dwords: 1 .. DATA_W/32-1
-  parameter int SIDE_W  = 128   // per-TLP sideband, sampled on the first beat, >= 1
+  parameter int SIDE_W  = 128,  // per-TLP sideband, sampled on the first beat, >= 1
+  parameter bit MID_START_EN = 1'b0  // packets may start at dword DATA_W/64 (s_start_mid); 0 or 1
 ) (
   input  wire logic                 clk,
   input  wire logic                 rst,
@@ -17,6 +20,7 @@ module beryl_pcie_us_strip #(
   input  wire logic [DATA_W/32-1:0] s_axis_tkeep,
   input  wire logic                 s_axis_tlast,
   input  wire logic [SIDE_W-1:0]    s_side,        // decoded from the first beat by the parent
+  input  wire logic                 s_start_mid,   // first beat: descriptor starts at dword DATA_W/64
   input  wire logic                 s_axis_tvalid,
   output      logic                 s_axis_tready,
 
@@ -30,8 +34,11 @@ module beryl_pcie_us_strip #(
   input  wire logic                 m_tlp_ready
 );
 
-  localparam int N = DATA_W / 32;  // dwords per beat
-  localparam int U = N - DESC_DW;  // dwords of the first beat that follow the descriptor
+  localparam int N  = DATA_W / 32;                         // dwords per beat
+  localparam int K0 = DESC_DW;                             // shift of a packet starting at dword 0
+  localparam int K1 = MID_START_EN ? DESC_DW + N / 2 : K0; // ... at dword N/2
+  localparam int U  = N - K0;  // dwords of the first beat that follow the descriptor (widest case)
+  localparam int U1 = N - K1;
 
   if (DATA_W != 256 && DATA_W != 512) begin : g_bad_width
     $error("%m: DATA_W must be 256 or 512, got %0d", DATA_W);
@@ -39,10 +46,14 @@ module beryl_pcie_us_strip #(
   if (DESC_DW < 1 || DESC_DW >= N) begin : g_bad_desc
     $error("%m: DESC_DW must be 1 .. %0d, got %0d", N - 1, DESC_DW);
   end
+  if (MID_START_EN && DESC_DW >= N / 2) begin : g_bad_mid
+    $error("%m: MID_START_EN needs DESC_DW below %0d, got %0d", N / 2, DESC_DW);
+  end
 
-  // The upper U dwords of the last accepted beat, waiting for the next beat's lower
-  // DESC_DW dwords to complete an output beat (or, on the packet's last beat, to be flushed).
-  logic              hold_valid_q, hold_sop_q, hold_last_q;
+  // The upper U (or U1) dwords of the last accepted beat, waiting for the next beat's lower
+  // K0 (or K1) dwords to complete an output beat (or, on the packet's last beat, to be flushed).
+  // hold_mid_q: the packet being assembled started mid-beat, so it shifts by K1, not K0.
+  logic              hold_valid_q, hold_sop_q, hold_last_q, hold_mid_q;
   logic [U*32-1:0]   hold_data_q;
   logic [U-1:0]      hold_keep_q;
   logic [SIDE_W-1:0] hold_side_q;
@@ -51,9 +62,24 @@ module beryl_pcie_us_strip #(
   logic [DATA_W-1:0] out_data;
   logic [N-1:0]      out_strb;
   logic              out_eop;
-  logic              in_fire, in_upper_empty;
+  logic              in_fire, in_upper_empty, in_first, in_mid;
+  logic [U*32-1:0]   in_upper;
+  logic [U-1:0]      in_upper_keep;
 
-  assign in_upper_empty = s_axis_tkeep[N-1:DESC_DW] == '0;
+  // A beat with the hold empty or holding a finished packet starts a new packet.
+  assign in_first       = !hold_valid_q || hold_last_q;
+  assign in_mid         = in_first ? MID_START_EN && s_start_mid : hold_mid_q;
+  assign in_upper_empty = hold_mid_q ? s_axis_tkeep[N-1:K1] == '0 : s_axis_tkeep[N-1:K0] == '0;
+  always_comb begin
+    in_upper      = s_axis_tdata[DATA_W-1:K0*32];
+    in_upper_keep = s_axis_tkeep[N-1:K0];
+    if (in_mid) begin
+      in_upper                = '0;
+      in_upper_keep           = '0;
+      in_upper[U1*32-1:0]     = s_axis_tdata[DATA_W-1:K1*32];
+      in_upper_keep[U1-1:0]   = s_axis_tkeep[N-1:K1];
+    end
+  end
   // Filling an empty hold register needs no output slot; completing a beat does.
   assign s_axis_tready  = !hold_valid_q || out_ready;
   assign in_fire        = s_axis_tvalid && s_axis_tready;
@@ -62,25 +88,31 @@ module beryl_pcie_us_strip #(
   assign out_valid = hold_valid_q && (hold_last_q || s_axis_tvalid);
   always_comb begin
     if (hold_last_q) begin
-      out_data = {{(DESC_DW*32){1'b0}}, hold_data_q};
-      out_strb = {{DESC_DW{1'b0}}, hold_keep_q};
+      // a mid-start packet's hold has only U1 dwords; the rest of hold is zero
+      out_data = {{(K0*32){1'b0}}, hold_data_q};
+      out_strb = {{K0{1'b0}}, hold_keep_q};
       out_eop  = 1'b1;
     end else begin
-      out_data = {s_axis_tdata[DESC_DW*32-1:0], hold_data_q};
-      out_strb = {s_axis_tkeep[DESC_DW-1:0], hold_keep_q};
+      if (hold_mid_q) begin
+        out_data = {s_axis_tdata[K1*32-1:0], hold_data_q[U1*32-1:0]};
+        out_strb = {s_axis_tkeep[K1-1:0], hold_keep_q[U1-1:0]};
+      end else begin
+        out_data = {s_axis_tdata[K0*32-1:0], hold_data_q};
+        out_strb = {s_axis_tkeep[K0-1:0], hold_keep_q};
+      end
       out_eop  = s_axis_tlast && in_upper_empty;
     end
   end
 
   always_ff @(posedge clk) begin
     if (in_fire) begin
-      hold_data_q <= s_axis_tdata[DATA_W-1:DESC_DW*32];
-      hold_keep_q <= s_axis_tkeep[N-1:DESC_DW];
+      hold_data_q <= in_upper;
+      hold_keep_q <= in_upper_keep;
       hold_last_q <= s_axis_tlast;
-      // Hold empty or holding a finished packet: this beat starts a new packet.
-      hold_sop_q  <= !hold_valid_q || hold_last_q;
-      if (!hold_valid_q || hold_last_q) begin
+      hold_sop_q  <= in_first;
+      if (in_first) begin
         hold_side_q <= s_side;
+        hold_mid_q  <= in_mid;
       end
     end
   end
@@ -91,7 +123,7 @@ module beryl_pcie_us_strip #(
     end else if (in_fire) begin
       // A first beat always waits (its header must go out); a later last beat whose
       // dwords all fit in the beat just completed leaves nothing behind.
-      hold_valid_q <= !hold_valid_q || hold_last_q || !(s_axis_tlast && in_upper_empty);
+      hold_valid_q <= in_first || !(s_axis_tlast && in_upper_empty);
     end else if (out_valid && out_ready) begin
       hold_valid_q <= 1'b0;
     end

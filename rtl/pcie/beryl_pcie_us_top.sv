@@ -14,11 +14,14 @@ module beryl_pcie_us_top #(
   parameter int RAM_ADDR_W     = 20,             // DMA RAM byte address width
   parameter int LEN_W          = 17,             // DMA length width: up to 2^(LEN_W-1) bytes
   parameter int TAG_W          = 8,              // DMA client tag width
-  parameter int PCIE_TAG_COUNT = 64,             // outstanding DMA reads, 32..256
-  parameter int RD_OP_COUNT    = 16,             // read descriptors in flight
+  parameter int PCIE_TAG_COUNT = 256,            // outstanding DMA reads, 32..256 (above 32 needs Extended Tag)
+  parameter int RD_OP_COUNT    = 64,             // read descriptors in flight, power of two
   parameter int CPL_BUF_BYTES  = 32768,          // completion buffer of the hard IP, bytes
   parameter int TIMEOUT_CYCLES = 2500000,        // DMA read completion timeout, cycles (10 ms)
   parameter int MSIX_VECTORS   = 32,             // MSI-X vectors, 1..256
+  // The core's RQ / RC straddle options (2 TLPs per beat, PG213), 512-bit only: must match the IP
+  parameter bit RQ_STRADDLE    = (TLP_DATA_W == 512),
+  parameter bit RC_STRADDLE    = (TLP_DATA_W == 512),
   parameter logic [15:0] VENDOR_ID = 16'h1234,   // placeholder ids: the build passes real ones
   parameter logic [15:0] DEVICE_ID = 16'hbe01,
   parameter logic [31:0] GIT_HASH   = 32'h0,     // first 8 hex digits of the commit
@@ -171,7 +174,9 @@ module beryl_pcie_us_top #(
     .AXIS_CQ_USER_W (AXIS_CQ_USER_W),
     .AXIS_CC_USER_W (AXIS_CC_USER_W),
     .AXIS_RQ_USER_W (AXIS_RQ_USER_W),
-    .AXIS_RC_USER_W (AXIS_RC_USER_W)
+    .AXIS_RC_USER_W (AXIS_RC_USER_W),
+    .RQ_STRADDLE    (RQ_STRADDLE),
+    .RC_STRADDLE    (RC_STRADDLE)
   ) u_us_if (
     .clk                       (clk),
     .rst                       (rst),

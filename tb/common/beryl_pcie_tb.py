@@ -6,6 +6,7 @@ and a driver view of BAR0 that finds register blocks by walking the chain.
 Used by tb/pcie/beryl_pcie_us_top (system tests) and bench/pcie_dma (throughput benchmark).
 """
 import logging
+import os
 import random
 import sys
 from pathlib import Path
@@ -105,14 +106,23 @@ class PcieSystemTB:
         self.msix_vectors = int(dut.MSIX_VECTORS.value) if hasattr(dut, "MSIX_VECTORS") else 32
         cocotb.start_soon(Clock(dut.clk, CLK_NS, "ns").start())
 
+        # the model's RQ/RC straddle must match the shim's (tb wrapper parameters, on at 512 bits)
+        def dut_param(name, default):
+            try:
+                return int(getattr(dut, name).value)
+            except AttributeError:
+                return int(os.environ.get(f"PARAM_{name}", default))
+        self.rq_straddle = bool(dut_param("RQ_STRADDLE", self.width == 512))
+        self.rc_straddle = bool(dut_param("RC_STRADDLE", self.width == 512))
+
         self.rc = RootComplex()
         self.dev = UltraScalePlusPcieDevice(
             pcie_generation=gen,
             pcie_link_width=lanes,
             user_clk_frequency=1e9 / CLK_NS,
             alignment="dword",
-            cq_straddle=False, cc_straddle=False, rq_straddle=False,
-            rc_straddle=False, rc_4tlp_straddle=False,
+            cq_straddle=False, cc_straddle=False, rq_straddle=self.rq_straddle,
+            rc_straddle=self.rc_straddle, rc_4tlp_straddle=False,
             pf_count=1,
             max_payload_size=max_payload,
             enable_client_tag=True,

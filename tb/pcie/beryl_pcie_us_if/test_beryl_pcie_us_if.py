@@ -2,7 +2,7 @@
 """beryl_pcie_us_if: UltraScale+ hard-IP shim <-> vendor-neutral TLP streams.
 
 Reference: cocotbext-pcie's RootComplex + UltraScalePlusPcieDevice (Xilinx PG213 model),
-straddle off, dword-aligned, client tags. The neutral side is driven and checked with
+dword-aligned, client tags, RQ/RC straddle as the DUT's RQ_STRADDLE/RC_STRADDLE (512-bit only). The neutral side is driven and checked with
 tb/common/tlp_stream.py. Each traffic test runs five phases: no stalls, random source
 idle, random sink backpressure, both, and both with source idle only between TLPs.
 """
@@ -95,6 +95,42 @@ def be_for(addr, nbytes):
     return start, ndw, first_be, last_be
 
 
+def dut_param(dut, name, default):
+    """A DUT parameter: from the simulator if it exposes it, else from the runner's PARAM_ env."""
+    try:
+        return int(getattr(dut, name).value)
+    except AttributeError:
+        return int(os.environ.get(f"PARAM_{name}", default))
+
+
+class StraddleCounter:
+    """Counts 512-bit RQ/RC beats that carry parts of two TLPs, from PG213's tuser fields:
+    two sops, two eops, or an eop in front of a sop."""
+
+    # tuser bit of is_sop[0], is_sop0_ptr (2 bits, 128-bit units), is_eop[0], is_eop0_ptr (4 bits)
+    FIELDS = {"m_axis_rq": (20, 22, 26, 28), "s_axis_rc": (64, 68, 76, 80)}
+
+    def __init__(self, dut):
+        self.count = {p: 0 for p in self.FIELDS}
+        if len(dut.s_axis_cq_tdata) == 512:
+            for p in self.FIELDS:
+                cocotb.start_soon(self._run(dut, p))
+
+    async def _run(self, dut, p):
+        sop, sop_ptr, eop, eop_ptr = self.FIELDS[p]
+        valid, ready, user = (getattr(dut, f"{p}_{s}") for s in ("tvalid", "tready", "tuser"))
+        edge = RisingEdge(dut.clk)
+        while True:
+            await edge
+            if int(valid.value) and int(ready.value):
+                u = int(user.value)
+                sops = bin((u >> sop) & 3).count("1")
+                eops = bin((u >> eop) & 3).count("1")
+                first_eop_before_sop = ((u >> eop_ptr) & 0xF) < 4 * ((u >> sop_ptr) & 3)
+                if sops == 2 or eops == 2 or (sops == 1 and eops == 1 and first_eop_before_sop):
+                    self.count[p] += 1
+
+
 def be_byte_count(ndw, first_be, last_be):
     """PCIe 3.0 table 2-37 byte count for a read request."""
     if ndw == 1:
@@ -113,6 +149,9 @@ class TB:
         self.log.setLevel(logging.INFO)
         self.width = len(dut.s_axis_cq_tdata)
         self.rng = random.Random(int(os.environ.get("RANDOM_SEED", "1")))
+        self.rq_straddle = bool(dut_param(dut, "RQ_STRADDLE", self.width == 512))
+        self.rc_straddle = bool(dut_param(dut, "RC_STRADDLE", self.width == 512))
+        self.log.info("RQ straddle %s, RC straddle %s", self.rq_straddle, self.rc_straddle)
 
         self.rx_req = TlpStreamSink(dut, "rx_req", dut.clk, dut.rst, sideband=["bar_id"], seed=1)
         self.tx_cpl = TlpStreamSource(dut, "tx_cpl", dut.clk, dut.rst, seed=2)
@@ -126,6 +165,7 @@ class TB:
         self.tx_gaps = {"rq": 0, "cc": 0}
         cocotb.start_soon(self._watch_gaps("m_axis_rq", "rq"))
         cocotb.start_soon(self._watch_gaps("m_axis_cc", "cc"))
+        self.straddled = StraddleCounter(dut)
 
         if not model:
             return
@@ -136,8 +176,8 @@ class TB:
             pcie_link_width=16 if self.width == 512 else 8,
             user_clk_frequency=250e6,
             alignment="dword",
-            cq_straddle=False, cc_straddle=False, rq_straddle=False,
-            rc_straddle=False, rc_4tlp_straddle=False,
+            cq_straddle=False, cc_straddle=False, rq_straddle=self.rq_straddle,
+            rc_straddle=self.rc_straddle, rc_4tlp_straddle=False,
             pf_count=1,
             max_payload_size=1024,
             enable_client_tag=True,
@@ -395,6 +435,9 @@ async def test_dma_write(dut):
                 await ClockCycles(dut.clk, 20)
             assert bytes(mem[0:2**16]) == bytes(ref), f"host memory at {base:#x} differs"
     tb.check_phase()
+    tb.log.info("straddled beats: %s", tb.straddled.count)
+    if tb.rq_straddle:
+        assert tb.straddled.count["m_axis_rq"] > 0, "RQ straddle not exercised"
 
 
 async def _collect_cpls(tb, expect):
@@ -454,6 +497,9 @@ async def test_dma_read(dut):
                     tags.append(tag)
     tb.check_phase()
     assert tb.rx_cpl.empty()
+    tb.log.info("straddled beats: %s", tb.straddled.count)
+    if tb.rc_straddle:
+        assert tb.straddled.count["s_axis_rc"] > 0, "RC straddle not exercised"
 
 
 @cocotb.test()
@@ -492,11 +538,33 @@ async def _count(dut, cond, stop):
     return n
 
 
+def rq_packing(tlps, straddle):
+    """Reference for the RQ packer: (tx_req stalls, straddled RQ beats) for back-to-back TLPs
+    with `tlps` payload dwords each (0 = read). A TLP whose last input beat spills past the
+    beat's room behind the descriptor needs an extra output beat, which stalls tx_req unless
+    (straddle) the spill fits in dwords 0..7 and the next TLP starts at dword 8 of that beat."""
+    stalls = shares = 0
+    mid = False   # TLP starts at dword 8: descriptor 8..11, payload shifted by 12
+    for i, n in enumerate(tlps):
+        room = 16 - (12 if mid else 4)
+        last = n - 16 * ((n - 1) // 16) if n else 0
+        mid = False
+        if last > room and i < len(tlps) - 1:
+            if straddle and last - room <= 8:
+                shares += 1
+                mid = True
+            else:
+                stalls += 1
+    return stalls, shares
+
+
 @cocotb.test()
 async def test_throughput(dut):
-    """Back to back TLPs with no stalls: CQ/RC are never backpressured, tx_req/tx_cpl stall
-    exactly once per TLP whose payload spills into an extra output beat, no mid-TLP gaps.
-    Descriptors are cross-checked against cocotbext-pcie's PG213 pack/unpack."""
+    """Back to back TLPs with no stalls: CQ is never backpressured; RC neither when rx_cpl has
+    room (with straddle: only while rx_cpl is busy, as two short TLPs can arrive per beat);
+    tx_req/tx_cpl stall exactly once per TLP whose payload spills into an extra output beat
+    that cannot also carry the next TLP (RQ straddle), no mid-TLP gaps. Descriptors are
+    cross-checked against cocotbext-pcie's PG213 pack/unpack."""
     tb = TB(dut, model=False)
     cocotb.start_soon(Clock(dut.clk, 4, unit="ns").start())
     for name in ("cfg_max_payload", "cfg_max_read_req", "cfg_function_status", "cfg_rcb_status",
@@ -505,8 +573,10 @@ async def test_throughput(dut):
         getattr(dut, name).value = 0
     dut.rst.value = 1
     cq = CqSource(AxiStreamBus.from_prefix(dut, "s_axis_cq"), dut.clk, dut.rst)
-    rc = RcSource(AxiStreamBus.from_prefix(dut, "s_axis_rc"), dut.clk, dut.rst)
-    rq = RqSink(AxiStreamBus.from_prefix(dut, "m_axis_rq"), dut.clk, dut.rst)
+    rc = RcSource(AxiStreamBus.from_prefix(dut, "s_axis_rc"), dut.clk, dut.rst,
+                  segments=2 if tb.rc_straddle else 1)
+    rq = RqSink(AxiStreamBus.from_prefix(dut, "m_axis_rq"), dut.clk, dut.rst,
+                segments=2 if tb.rq_straddle else 1)
     cc = CcSink(AxiStreamBus.from_prefix(dut, "m_axis_cc"), dut.clk, dut.rst)
     await ClockCycles(dut.clk, 5)
     dut.rst.value = 0
@@ -515,12 +585,16 @@ async def test_throughput(dut):
     ndw_beat = tb.width // 32
     lens = [1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 29, 32, 64, 100, 128, 256]
 
-    # CQ -> rx_req and RC -> rx_cpl: the shim must never deassert tready.
+    # CQ -> rx_req and RC -> rx_cpl: the shim must never deassert tready (RC with straddle:
+    # only in cycles where rx_cpl moves a beat, i.e. when rx_cpl is the bottleneck).
     stop = [False]
     cq_stall = cocotb.start_soon(_count(dut, lambda: int(dut.s_axis_cq_tvalid.value) and
                                         not int(dut.s_axis_cq_tready.value), stop))
     rc_stall = cocotb.start_soon(_count(dut, lambda: int(dut.s_axis_rc_tvalid.value) and
                                         not int(dut.s_axis_rc_tready.value), stop))
+    rc_idle_stall = cocotb.start_soon(_count(dut, lambda: int(dut.s_axis_rc_tvalid.value) and
+                                             not int(dut.s_axis_rc_tready.value) and
+                                             not int(dut.rx_cpl_tlp_valid.value), stop))
     cq_sent, rc_sent = [], []
     for i, n in enumerate(lens * 2):
         t = Tlp_us()
@@ -570,8 +644,42 @@ async def test_throughput(dut):
         assert h["req_id"] == int(c.requester_id) and h["status"] == CPL_SC and h["fmt"] == FMT_3DW_DATA
         assert f.side["req_done"] == int(bool(c.request_completed)) and f.payload == bytes(c.data)
     stop[0] = True
+    n_rc, n_rc_idle = await rc_stall, await rc_idle_stall
+    tb.log.info("RC stalls %d (with rx_cpl idle %d), straddled RC beats %d", n_rc, n_rc_idle,
+                tb.straddled.count["s_axis_rc"])
     assert await cq_stall == 0, "CQ tready dropped with rx_req always ready"
-    assert await rc_stall == 0, "RC tready dropped with rx_cpl always ready"
+    if tb.rc_straddle:
+        assert n_rc_idle == 0, "RC tready dropped while rx_cpl was idle"
+        assert tb.straddled.count["s_axis_rc"] > 0, "no straddled RC beat"
+    else:
+        assert n_rc == 0, "RC tready dropped with rx_cpl always ready"
+
+    # Back-to-back completions of whole 64-byte blocks (RCB-split reads, MPS 256): rx_cpl
+    # needs no more beats than RC, so RC must flow without a stall, straddled or not.
+    stop = [False]
+    rc_stall = cocotb.start_soon(_count(dut, lambda: int(dut.s_axis_rc_tvalid.value) and
+                                        not int(dut.s_axis_rc_tready.value), stop))
+    straddled0 = tb.straddled.count["s_axis_rc"]
+    rc_sent = []
+    for i in range(48):
+        n = rng.choice([16, 32, 64, 64, 64])
+        c = Tlp_us()
+        c.fmt_type = TlpType.CPL_DATA
+        c.set_data(bytes(rng.randrange(256) for _ in range(4 * n)))
+        c.byte_count = 4 * n
+        c.requester_id = PcieId(1, 0, 0)
+        c.tag = i
+        c.request_completed = 1
+        rc_sent.append(c)
+        rc.send_nowait(c.pack_us_rc())
+    for c in rc_sent:
+        f = await with_timeout(tb.rx_cpl.recv(), 20, "us")
+        h = parse_cpl_hdr(f.hdr)
+        assert (h["tag"], h["length"]) == (c.tag, c.length) and f.payload == bytes(c.data)
+    stop[0] = True
+    assert await rc_stall == 0, "RC tready dropped for whole-block completions"
+    if tb.rc_straddle:
+        assert tb.straddled.count["s_axis_rc"] - straddled0 > 20, "RC straddle not exercised"
 
     # tx_req -> RQ and tx_cpl -> CC: one stall per spilling TLP, nothing else.
     stop = [False]
@@ -581,6 +689,7 @@ async def test_throughput(dut):
                                         not int(dut.tx_cpl_tlp_ready.value), stop))
     spill_rq, spill_cc = [], []
     rq_sent, cc_sent = [], []
+    straddled0 = tb.straddled.count["m_axis_rq"]
     for i, n in enumerate(lens * 2):
         wr = i % 3 != 2
         data = bytes(rng.randrange(256) for _ in range(4 * n)) if wr else b""
@@ -589,7 +698,7 @@ async def test_throughput(dut):
         rq_sent.append((wr, addr, n, fbe, lbe, i & 0x1F, data))
         await tb.tx_req.send(mem_hdr(wr, addr, n, fbe, lbe, tag=i & 0x1F, attr=i & 7, tc=i & 7), data)
         last = n % ndw_beat or ndw_beat
-        spill_rq.append(wr and last > ndw_beat - 4)
+        spill_rq.append(n if wr else 0)
         cdata = bytes(rng.randrange(256) for _ in range(4 * n))
         cc_sent.append((n, i, cdata))
         await tb.tx_cpl.send(cpl_hdr(n, CPL_SC, 4 * n + i, 0x0123, i, i & 0x7F), cdata)
@@ -610,19 +719,31 @@ async def test_throughput(dut):
     stop[0] = True
     n_rq, n_cc = await rq_stall, await cc_stall
     # The extra beat of a spilling TLP holds the next TLP's first beat for one cycle
-    # (nothing follows the final TLP, so it costs no stall).
-    spill_rq, spill_cc = sum(spill_rq[:-1]), sum(spill_cc[:-1])
-    tb.log.info("stalls: rq %d (spills %d), cc %d (spills %d); gaps %s",
-                n_rq, spill_rq, n_cc, spill_cc, tb.tx_gaps)
+    # (nothing follows the final TLP, so it costs no stall); with RQ straddle the extra beat
+    # carries the next TLP's start instead when the spill fits in the lower half.
+    if ndw_beat == 16:
+        spill_rq, straddled_rq = rq_packing(spill_rq, tb.rq_straddle)
+    else:
+        spill_rq = sum(n > 0 and (n - 1) % ndw_beat + 1 > ndw_beat - 4 for n in spill_rq[:-1])
+        straddled_rq = 0
+    spill_cc = sum(spill_cc[:-1])
+    got_straddled = tb.straddled.count["m_axis_rq"] - straddled0
+    tb.log.info("stalls: rq %d (expected %d), cc %d (spills %d); straddled RQ beats %d "
+                "(expected %d); gaps %s", n_rq, spill_rq, n_cc, spill_cc, got_straddled,
+                straddled_rq, tb.tx_gaps)
     assert n_rq == spill_rq and n_cc == spill_cc
+    assert got_straddled == straddled_rq
+    assert straddled_rq > 0 or not tb.rq_straddle
     assert tb.tx_gaps == {"rq": 0, "cc": 0}, tb.tx_gaps
 
 
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("tlp_data_w", [512, 256])
-def test_beryl_pcie_us_if(tlp_data_w):
+@pytest.mark.parametrize("tlp_data_w,straddle", [(512, 1), (512, 0), (256, 0)],
+                         ids=["512-straddle", "512", "256"])
+def test_beryl_pcie_us_if(tlp_data_w, straddle):
     import beryl_sim
     beryl_sim.run("beryl_pcie_us_if", "rtl/pcie/beryl_pcie_us_if.f", "test_beryl_pcie_us_if",
                   Path(__file__).resolve().parent,
-                  parameters={"TLP_DATA_W": tlp_data_w, "CFG_POLL_CYCLES": 64})
+                  parameters={"TLP_DATA_W": tlp_data_w, "CFG_POLL_CYCLES": 64,
+                              "RQ_STRADDLE": straddle, "RC_STRADDLE": straddle})

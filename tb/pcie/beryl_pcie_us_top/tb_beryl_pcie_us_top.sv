@@ -13,9 +13,11 @@ module tb_beryl_pcie_us_top #(
   parameter int RAM_ADDR_W     = 18,
   parameter int LEN_W          = 17,
   parameter int TAG_W          = 8,
-  parameter int PCIE_TAG_COUNT = 64,
+  parameter int PCIE_TAG_COUNT = 256,
   parameter int TIMEOUT_CYCLES = 20000,
   parameter int MSIX_VECTORS   = 32,
+  parameter bit RQ_STRADDLE    = (TLP_DATA_W == 512),  // read by tb/common/beryl_pcie_tb.py
+  parameter bit RC_STRADDLE    = (TLP_DATA_W == 512),
   parameter int APP_ADDR_W     = beryl_regs_pkg::APP_ADDR_W,
   parameter logic [31:0] GIT_HASH = 32'h1234abcd,
   parameter int SEG_COUNT      = 2,
@@ -141,6 +143,8 @@ module tb_beryl_pcie_us_top #(
     .PCIE_TAG_COUNT (PCIE_TAG_COUNT),
     .TIMEOUT_CYCLES (TIMEOUT_CYCLES),
     .MSIX_VECTORS   (MSIX_VECTORS),
+    .RQ_STRADDLE    (RQ_STRADDLE),
+    .RC_STRADDLE    (RC_STRADDLE),
     .GIT_HASH       (GIT_HASH)
   ) u_dut (
     .clk                       (clk),

@@ -1,0 +1,2 @@
+beryl_pcie_pkg.sv
+beryl_pcie_us_rc_desc.sv
