@@ -38,6 +38,9 @@ def theoretical(size, tlp_payload, hdr, lanes=16):
 def run_point(mps, mrrs, link_delay_ns, sizes, quick):
     import beryl_sim
     out = REPO / "build" / "bench" / f"pcie_dma_mps{mps}.raw.json"
+    log = out.with_suffix(".log")
+    out.unlink(missing_ok=True)
+    print(f"running MPS {mps}: RTL build and simulation (log: {log}) ...", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     cfg = {"mps_enc": ENC[mps], "mrrs_enc": ENC[mrrs], "link_delay_ns": link_delay_ns, "sizes": sizes,
            "bytes_per_point": (256 << 10) if quick else (2 << 20), "min_count": 16 if quick else 64,
@@ -47,8 +50,11 @@ def run_point(mps, mrrs, link_delay_ns, sizes, quick):
                   "cocotb_bench_dma", Path(__file__).parent,
                   parameters={"TLP_DATA_W": 512, "RAM_ADDR_W": 18, "TIMEOUT_CYCLES": 20000,
                               "GIT_HASH": 0x1234ABCD},
-                  extra_env={"BENCH_CFG": json.dumps(cfg), "COCOTB_LOG_LEVEL": "WARNING"})
-    raw = json.loads(out.read_text())
+                  extra_env={"BENCH_CFG": json.dumps(cfg)}, log_file=str(log))
+    try:
+        raw = json.loads(out.read_text())
+    except FileNotFoundError:
+        raise SystemExit(f"bench_dma: the simulation wrote no results; see {log}")
     raw["wall_s"] = round(time.time() - t0, 1)
     return raw
 
@@ -60,7 +66,13 @@ def main():
     ap.add_argument("--link-delay-ns", type=float, default=340.0, help="one-way link latency")
     ap.add_argument("--quick", action="store_true", help="fewer bytes per point (rougher figures)")
     ap.add_argument("--sizes", type=int, nargs="+", default=SIZES)
+    ap.add_argument("--replot", action="store_true", help="print and plot the last results, no simulation")
     args = ap.parse_args()
+
+    out = REPO / "build" / "bench" / "pcie_dma.json"
+    if args.replot:
+        report(json.loads(out.read_text())["runs"], out)
+        return
 
     runs = []
     for mps in args.mps:
@@ -78,10 +90,12 @@ def main():
         runs.append({"mps": mps, "mrrs": args.mrrs, "rtt_ns": raw["rtt_ns"], "wall_s": raw["wall_s"],
                      "rows": rows})
 
-    out = REPO / "build" / "bench" / "pcie_dma.json"
     out.write_text(json.dumps({"link": "Gen3 x16", "clock_mhz": 250, "tlp_data_w": 512,
                                "link_delay_ns": args.link_delay_ns, "runs": runs}, indent=2))
+    report(runs, out)
 
+
+def report(runs, out):
     for run in runs:
         print(f"\nPCIe DMA throughput, Gen3 x16 (15.75 GB/s raw), 512-bit @ 250 MHz, MPS {run['mps']}, "
               f"MRRS {run['mrrs']}, read round trip {run['rtt_ns']:.0f} ns (simulated; {run['wall_s']} s wall)")
@@ -106,7 +120,8 @@ def plot(runs, path):
         sizes = [r["size"] for r in run["rows"]]
         ax.plot(sizes, [r["h2d_gbs"] for r in run["rows"]], "o-", label=f"host to device, MPS {run['mps']}")
         ax.plot(sizes, [r["d2h_gbs"] for r in run["rows"]], "s-", label=f"device to host, MPS {run['mps']}")
-        ax.plot(sizes, [r["d2h_theory"] for r in run["rows"]], ":", color="gray")
+        ax.plot(sizes, [r["d2h_theory"] for r in run["rows"]], ":", color="gray",
+                label="link payload bandwidth (theory)" if run is runs[0] else None)
     ax.axhline(GEN3_LANE_GBPS * 16 / 8, color="black", lw=0.8, ls="--", label="Gen3 x16 raw (15.75 GB/s)")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("transfer size (bytes)")

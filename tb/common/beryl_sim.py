@@ -18,8 +18,10 @@ from filelist import resolve  # noqa: E402
 
 
 def run(toplevel, filelist, test_module, test_dir, parameters=None, extra_env=None,
-        testcase=None, extra_args=None, seed=None):
-    """Compile `toplevel` from `filelist` (a .f path relative to the repo) and run `test_module`."""
+        testcase=None, extra_args=None, seed=None, log_file=None):
+    """Compile `toplevel` from `filelist` (a .f path relative to the repo) and run `test_module`.
+
+    `log_file`: send the build and simulation output there instead of the terminal (benchmarks)."""
     parameters = dict(parameters or {})
     sources = resolve(REPO / filelist)
     key = hashlib.sha1(repr(sorted(parameters.items())).encode()).hexdigest()[:10]
@@ -44,6 +46,7 @@ def run(toplevel, filelist, test_module, test_dir, parameters=None, extra_env=No
         build_dir=str(build_dir),
         timescale=("1ns", "1ps"),
         waves=bool(int(os.environ.get("WAVES", "0"))),
+        log_file=log_file,
     )
     env = dict(extra_env or {})
     env.setdefault("PYTHONPATH", os.pathsep.join([str(REPO / "tb"), str(REPO / "tb" / "common"),
@@ -59,6 +62,7 @@ def run(toplevel, filelist, test_module, test_dir, parameters=None, extra_env=No
         testcase=testcase,
         seed=seed,
         results_xml=str(build_dir / f"results-{os.getpid()}.xml"),
+        log_file=log_file,
     )
     # Never let a bench that ran nothing pass: a collection error in the test module
     # shows up as zero tests, not as a failure.
