@@ -156,3 +156,42 @@ def self_check():
 
 
 self_check()
+
+
+# ------------------------------------------------------------------------------------------------
+# Sequence checks (figures 49-14 and 49-15) as rtl/eth documents them: between frames only C or S
+# blocks are legal, inside a frame only D or T; an illegal block, an all-control word holding an /E/ or
+# an unencodable word is sent as the error block. After an error any block is accepted again (E: C -> C, S/D -> in
+# frame, T -> between frames). The receive side has no look-ahead past a /T/ block.
+# ------------------------------------------------------------------------------------------------
+S_TYPES = {0x78, 0x33, 0x66}
+T_TYPES = {0x87, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1, 0xff}
+
+
+def word_type(d, c):
+    """T_TYPE / R_TYPE of an XGMII word: 'C', 'S', 'D', 'T' or 'E'."""
+    if c == 0:
+        return "D"
+    b, k = lanes(d, c)
+    # only the all-control type excludes /E/ (an all-control word with an /E/ is an error block); /E/
+    # among the control characters of a T, S or ordered-set block is ordinary control content
+    h, p = encode(d, c)
+    if (h, p) == E_BLOCK or (p & 0xff == 0x1e and any(bb == ERROR for bb in b)):
+        return "E"
+    t = p & 0xff
+    return "S" if t in S_TYPES else ("T" if t in T_TYPES else "C")
+
+
+class SeqCheck:
+    """Returns True when a word of the given type must be replaced by /E/."""
+
+    def __init__(self):
+        self.st = "C"
+
+    def __call__(self, t):
+        if t == "E":
+            self.st = "E"
+            return True
+        bad = (self.st == "C" and t in "DT") or (self.st == "D" and t in "CS")
+        self.st = "E" if bad else ("D" if t in "SD" else "C")
+        return bad

@@ -81,3 +81,45 @@ def seeded(name):
     seed = int(os.environ.get("BERYL_SEED", "0")) or random.randrange(1 << 30)
     print(f"{name}: BERYL_SEED={seed}")
     return random.Random(seed)
+
+
+IDLE_W = (0x0707070707070707, 0xff)
+ERROR_W = (0xfefefefefefefefe, 0xff)
+LF_W = (0x0100009c0100009c, 0x11)   # local fault ordered set in both columns (clause 46.3.4)
+
+
+def xgmii_words(rng, nframes, corrupt=0.0, max_len=200):
+    """A legal XGMII word stream (frames starting in lane 0 or 4, /T/ in any lane, idle gaps of
+    5..20, sequence ordered sets in lanes 0/4 between frames), then with probability `corrupt` per
+    word one word replaced by something illegal (data between frames, idle inside a frame, a random
+    control word, /E/ in one lane). Returns a list of (d, c)."""
+    lane = [(0x07, 1)] * 12
+    for _ in range(nframes):
+        while len(lane) % 4:
+            lane.append((0x07, 1))
+        if rng.random() < 0.2:
+            lane += [(0x9c, 1), (0x00, 0), (0x00, 0), (rng.choice([1, 2]), 0)]
+        lane += [(0xfb, 1)] + [(0x55, 0)] * 6 + [(0xd5, 0)]
+        lane += [(rng.getrandbits(8), 0) for _ in range(rng.randint(1, max_len))]
+        lane += [(0xfd, 1)] + [(0x07, 1)] * rng.randint(5, 20)
+    while len(lane) % 8:
+        lane.append((0x07, 1))
+    words = []
+    for i in range(0, len(lane), 8):
+        d = sum(b << (8 * k) for k, (b, _) in enumerate(lane[i:i + 8]))
+        c = sum(f << k for k, (_, f) in enumerate(lane[i:i + 8]))
+        words.append((d, c))
+    for i in range(len(words)):
+        if rng.random() < corrupt:
+            kind = rng.randrange(4)
+            if kind == 0:
+                words[i] = (rng.getrandbits(64), 0)
+            elif kind == 1:
+                words[i] = IDLE_W
+            elif kind == 2:
+                words[i] = (rng.getrandbits(64), rng.getrandbits(8))
+            else:
+                k = rng.randrange(8)
+                d, c = words[i]
+                words[i] = ((d & ~(0xff << 8 * k)) | (0xfe << 8 * k), c | (1 << k))
+    return words

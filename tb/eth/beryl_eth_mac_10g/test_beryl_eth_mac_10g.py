@@ -251,6 +251,7 @@ async def test_tx_underflow_and_abort(dut):
         await tb.axis_src.send(AxiStreamFrame(data))
     await tb.axis_src.wait()
     tb.axis_src.clear_pause_generator()
+    tb.axis_src.pause = False   # clearing the generator keeps its last value
     aborted = [ethtb.make_frame(rng.randint(60, 200), rng) for _ in range(4)]
     for data in aborted:
         await tb.axis_src.send(AxiStreamFrame(data, tuser=[0] * (len(data) - 1) + [1]))

@@ -1,0 +1,1 @@
+beryl_sync_2ff.sv

@@ -1,0 +1,1 @@
+beryl_eth_pcs_block_lock.sv
