@@ -31,6 +31,7 @@ TOPS = {
     "beryl_eth_pcs_10g": ("rtl/eth/beryl_eth_pcs_10g.f", {"SLIP_WAIT": 32}),
     "beryl_eth_pcs_10g_tx": ("rtl/eth/beryl_eth_pcs_10g_tx.f", {}),
     "beryl_eth_pcs_10g_rx": ("rtl/eth/beryl_eth_pcs_10g_rx.f", {"SLIP_WAIT": 32}),
+    "beryl_eth_mac_100g_tx": ("rtl/eth/beryl_eth_mac_100g_tx.f", {"DIC_EN": 1}),
 }
 
 CELLS = {

@@ -123,3 +123,84 @@ def xgmii_words(rng, nframes, corrupt=0.0, max_len=200):
                 d, c = words[i]
                 words[i] = ((d & ~(0xff << 8 * k)) | (0xfe << 8 * k), c | (1 << k))
     return words
+
+
+# ---- 100G: 512-bit CGMII-like words (64 lanes, 8-byte columns) -----------------------------------
+
+CG_IDLE, CG_START, CG_TERM, CG_ERROR = 0x07, 0xfb, 0xfd, 0xfe
+PREAMBLE = b"\x55" * 7 + b"\xd5"
+
+
+_IDLE512 = int.from_bytes(bytes([CG_IDLE]) * 64, "little")
+
+
+class CgmiiParser:
+    """Receiver model for beryl's 512-bit CGMII-like word stream, written from the rules in
+    docs/blocks/eth.md (100G section), independent of the RTL. Feed it (txd, txc) words in wire order;
+    it returns frames as dicts: start / end byte positions on the wire (end = the /T/ or first other
+    control character), `pre` (8 bytes after /S/ incl. SFD), `data` (bytes after the SFD up to the
+    end), `kind` "T" (normal end) or "E" (a control character other than /T/ inside the frame).
+    Protocol violations (a /S/ off an 8-byte column, data bytes or non-idle control characters between
+    frames, a control character in the preamble) go to `errors`."""
+
+    def __init__(self):
+        self.pos = 0            # byte position on the wire of the next lane
+        self.frame = None
+        self.frames = []
+        self.errors = []
+        self.after_err = False  # after a frame cut by /E/: further /E/ and a /T/ belong to it
+
+    def feed(self, txd, txc):
+        txd, txc = int(txd), int(txc)
+        if self.frame is not None and txc == 0 and self.frame["pre_left"] == 0:
+            self.frame["data"] += txd.to_bytes(64, "little")     # a whole data word, fast path
+            self.pos += 64
+            return
+        if self.frame is None and txc == (1 << 64) - 1 and txd == _IDLE512:
+            self.pos += 64
+            self.after_err = False
+            return
+        b = txd.to_bytes(64, "little")
+        for lane in range(64):
+            self._byte(b[lane], (txc >> lane) & 1)
+            self.pos += 1
+
+    def _byte(self, b, c):
+        f = self.frame
+        if f is None:
+            if c and b == CG_START:
+                if self.pos % 8:
+                    self.errors.append(f"/S/ at byte {self.pos}, not on an 8-byte column")
+                self.frame = {"start": self.pos, "pre": bytes([b]), "data": bytearray(), "pre_left": 7}
+            elif c and b == CG_IDLE:
+                self.after_err = False
+            elif not (c and self.after_err and b in (CG_ERROR, CG_TERM)):
+                self.errors.append(f"byte {self.pos}: {'ctrl' if c else 'data'} 0x{b:02x} between frames")
+            return
+        if f["pre_left"]:
+            if c:
+                self.errors.append(f"byte {self.pos}: control 0x{b:02x} in the preamble")
+            f["pre"] += bytes([b])
+            f["pre_left"] -= 1
+            return
+        if c:
+            f["end"] = self.pos
+            f["kind"] = "T" if b == CG_TERM else "E"
+            f["data"] = bytes(f["data"])
+            del f["pre_left"]
+            self.frames.append(f)
+            self.frame = None
+            self.after_err = f["kind"] == "E"
+            if b not in (CG_TERM, CG_ERROR):
+                self.errors.append(f"byte {self.pos}: control 0x{b:02x} ends a frame")
+        else:
+            f["data"].append(b)
+
+
+def cgmii_check_frame(f, data):
+    """Assert a parsed good frame carries `data` (no FCS) padded to 60 bytes with the zlib FCS."""
+    want = bytes(data).ljust(60, b"\0")
+    assert f["kind"] == "T", f"frame at {f['start']} ended with a control character, not /T/"
+    assert f["pre"] == bytes([CG_START]) + PREAMBLE[1:], f"preamble/SFD {f['pre'].hex()}"
+    assert f["data"][:-4] == want, f"payload mismatch, len {len(data)} got {len(f['data']) - 4}"
+    assert f["data"][-4:] == fcs(want), f"FCS mismatch, len {len(data)}"
