@@ -491,6 +491,7 @@ module beryl_pcie_dma_rd #(
       rd_desc_status_valid <= 1'b1;
       rd_desc_status_tag   <= rd_desc_tag;
       rd_desc_status_error <= beryl_pcie_pkg::DMA_ERR_LEN;
+      stat_desc_done       <= stat_desc_done + 32'd1;   // finished, with an error
     end
 
     // request output register

@@ -306,6 +306,7 @@ async def test_errors_and_recovery(dut):
     assert int(dut.stat_err_poison.value) == 1
     assert int(dut.stat_err_timeout.value) == 1
     assert int(dut.stat_cpl_unexpected.value) == 3
+    assert int(dut.stat_desc_done.value) == 6    # four failed transfers and two bad lengths
     # the engine keeps working after all of that
     tb.status.clear()
     tb.fault_addr.clear()

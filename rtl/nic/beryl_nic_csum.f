@@ -1,0 +1,1 @@
+beryl_nic_csum.sv

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// RX checksum: passes a 512-bit AXI-Stream frame through unchanged (wires) and reports, per frame, the
+// 16-bit ones'-complement sum (RFC 1071, not complemented) of the bytes from csum_start to the frame end.
+// One beat per cycle; the sum appears 2 cycles after the last beat.
+`default_nettype none
+
+module beryl_nic_csum #(
+  parameter int DATA_W    = 512,         // stream width, bits: 512 only
+  parameter int KEEP_W    = DATA_W / 8,
+  parameter int START_W   = 14,          // start offset width, bytes; frames up to 2^START_W bytes
+  parameter int FIFO_DEPTH = 4           // results waiting for csum_ready, 4 (fixed)
+) (
+  input  wire logic                      clk,
+  input  wire logic                      rst,
+
+  input  wire logic [DATA_W-1:0]         s_axis_tdata,
+  input  wire logic [KEEP_W-1:0]         s_axis_tkeep,
+  input  wire logic                      s_axis_tvalid,
+  output logic                           s_axis_tready,
+  input  wire logic                      s_axis_tlast,
+  // first byte summed, sampled with the first beat of each frame (e.g. 14: everything after the
+  // Ethernet header, as Corundum-class NICs report it)
+  input  wire logic [START_W-1:0]        csum_start,
+
+  output logic [DATA_W-1:0]              m_axis_tdata,
+  output logic [KEEP_W-1:0]              m_axis_tkeep,
+  output logic                           m_axis_tvalid,
+  input  wire logic                      m_axis_tready,
+  output logic                           m_axis_tlast,
+
+  output logic [15:0]                    csum,
+  output logic                           csum_valid,
+  input  wire logic                      csum_ready
+);
+
+  if (DATA_W != 512 || FIFO_DEPTH != 4) begin : g_chk
+    $error("%m: DATA_W must be 512 and FIFO_DEPTH 4");
+  end
+
+  localparam int WORDS = DATA_W / 16;
+
+  logic [2:0]         pend_q;        // frames accepted whose sum has not been taken, 0..4
+  logic               block;
+  logic               accept;
+  logic               first_q;       // next beat starts a frame
+  logic [START_W-1:0] start_q;
+  logic [START_W-1:0] start;
+  logic [START_W-1:0] base_q;        // byte offset of the next beat
+  logic [DATA_W-1:0]  masked;
+  logic [20:0]        beat_sum;      // 32 words of 16 bits
+
+  // A last beat waits while every result slot is taken; depends on state and tlast, never on ready.
+  assign block         = s_axis_tlast && pend_q == 3'(FIFO_DEPTH);
+  assign s_axis_tready = m_axis_tready && !block;
+  assign m_axis_tvalid = s_axis_tvalid && !block;
+  assign m_axis_tdata  = s_axis_tdata;
+  assign m_axis_tkeep  = s_axis_tkeep;
+  assign m_axis_tlast  = s_axis_tlast;
+  assign accept        = s_axis_tvalid && s_axis_tready;
+  assign start         = first_q ? csum_start : start_q;
+
+  always_comb begin
+    for (int i = 0; i < KEEP_W; i++) begin
+      masked[i*8 +: 8] = (s_axis_tkeep[i] && START_W'(i) + (first_q ? '0 : base_q) >= start)
+                         ? s_axis_tdata[i*8 +: 8] : 8'h00;
+    end
+    beat_sum = '0;
+    for (int w = 0; w < WORDS; w++) begin
+      // byte 2w is the high byte of a 16-bit word on the wire (network order)
+      beat_sum = beat_sum + 21'({masked[w*16 +: 8], masked[w*16 + 8 +: 8]});
+    end
+  end
+
+  // stage 1: per-beat sum
+  logic [20:0] bsum_q;
+  logic        v1_q, last1_q, odd1_q;
+
+  always_ff @(posedge clk) begin
+    v1_q <= accept;
+    if (accept) begin
+      bsum_q  <= beat_sum;
+      last1_q <= s_axis_tlast;
+      odd1_q  <= start[0];
+      first_q <= s_axis_tlast;
+      base_q  <= first_q ? START_W'(KEEP_W) : base_q + START_W'(KEEP_W);
+      start_q <= start;
+    end
+    if (rst) begin
+      v1_q    <= 1'b0;
+      first_q <= 1'b1;
+    end
+  end
+
+  // stage 2: frame accumulator and end-around-carry fold (RFC 1071 section 2)
+  logic [31:0] acc_q;
+  logic [31:0] acc_sum;
+  logic [16:0] fold1;
+  logic [15:0] fold2;
+  logic [15:0] result;
+
+  always_comb begin
+    acc_sum = acc_q + 32'(bsum_q);
+    fold1   = {1'b0, acc_sum[15:0]} + {1'b0, acc_sum[31:16]};
+    fold2   = fold1[15:0] + 16'(fold1[16]);
+    // a sum started at an odd offset pairs bytes the other way round: swap (RFC 1071 "byte order
+    // independence")
+    result  = odd1_q ? {fold2[7:0], fold2[15:8]} : fold2;
+  end
+
+  // result FIFO
+  logic [15:0] fifo_q [FIFO_DEPTH];
+  logic [1:0]  wr_ptr_q, rd_ptr_q;
+  logic [2:0]  cnt_q;
+  logic        push, pop;
+
+  assign push       = v1_q && last1_q;
+  assign pop        = csum_valid && csum_ready;
+  assign csum_valid = cnt_q != 3'd0;
+  assign csum       = fifo_q[rd_ptr_q];
+
+  always_ff @(posedge clk) begin
+    if (v1_q) begin
+      acc_q <= last1_q ? 32'd0 : acc_sum;
+    end
+    if (push) begin
+      fifo_q[wr_ptr_q] <= result;
+      wr_ptr_q         <= wr_ptr_q + 2'd1;
+    end
+    if (pop) begin
+      rd_ptr_q <= rd_ptr_q + 2'd1;
+    end
+    cnt_q  <= cnt_q + 3'(push) - 3'(pop);
+    pend_q <= pend_q + 3'(accept && s_axis_tlast) - 3'(pop);
+    if (rst) begin
+      acc_q    <= '0;
+      wr_ptr_q <= '0;
+      rd_ptr_q <= '0;
+      cnt_q    <= '0;
+      pend_q   <= '0;
+    end
+  end
+
+endmodule
+
+`resetall
