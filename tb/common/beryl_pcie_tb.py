@@ -15,14 +15,14 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, Event, RisingEdge, with_timeout
 from cocotb.utils import get_sim_time
-from cocotbext.axi import AxiLiteBus, AxiLiteRam, AxiStreamBus
+from cocotbext.axi import AxiLiteBus, AxiLiteRam
 from cocotbext.pcie.core import RootComplex
 from cocotbext.pcie.core.caps import PciCapId
-from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "model"))
 import beryl_regs  # noqa: E402
 from beryl_discover import discover  # noqa: E402
+from usp_device import usp_device  # noqa: E402
 
 CLK_NS = 4  # 250 MHz user clock
 
@@ -102,7 +102,6 @@ class PcieSystemTB:
         self.log = logging.getLogger("cocotb.tb")
         self.rng = random.Random(seed)
         self.width = len(dut.s_axis_cq_tdata)
-        lanes = 16 if self.width == 512 else 8
         self.msix_vectors = int(dut.MSIX_VECTORS.value) if hasattr(dut, "MSIX_VECTORS") else 32
         cocotb.start_soon(Clock(dut.clk, CLK_NS, "ns").start())
 
@@ -116,49 +115,11 @@ class PcieSystemTB:
         self.rc_straddle = bool(dut_param("RC_STRADDLE", self.width == 512))
 
         self.rc = RootComplex()
-        self.dev = UltraScalePlusPcieDevice(
-            pcie_generation=gen,
-            pcie_link_width=lanes,
-            user_clk_frequency=1e9 / CLK_NS,
-            alignment="dword",
-            cq_straddle=False, cc_straddle=False, rq_straddle=self.rq_straddle,
-            rc_straddle=self.rc_straddle, rc_4tlp_straddle=False,
-            pf_count=1,
-            max_payload_size=max_payload,
-            enable_client_tag=True,
-            enable_extended_tag=True,
-            enable_parity=False,
-            pf0_msix_enable=True,
-            pf0_msix_table_size=self.msix_vectors - 1,
-            pf0_msix_table_bir=0,
-            pf0_msix_table_offset=beryl_regs.MSIX_TABLE_BASE,
-            pf0_msix_pba_bir=0,
-            pf0_msix_pba_offset=beryl_regs.MSIX_PBA_BASE,
-            user_clk=dut.clk,
-            user_reset=dut.rst,
-            rq_bus=AxiStreamBus.from_prefix(dut, "m_axis_rq"),
-            rc_bus=AxiStreamBus.from_prefix(dut, "s_axis_rc"),
-            cq_bus=AxiStreamBus.from_prefix(dut, "s_axis_cq"),
-            pcie_cq_np_req=dut.pcie_cq_np_req,
-            cc_bus=AxiStreamBus.from_prefix(dut, "m_axis_cc"),
-            cfg_mgmt_addr=dut.cfg_mgmt_addr,
-            cfg_mgmt_function_number=dut.cfg_mgmt_function_number,
-            cfg_mgmt_write=dut.cfg_mgmt_write,
-            cfg_mgmt_write_data=dut.cfg_mgmt_write_data,
-            cfg_mgmt_byte_enable=dut.cfg_mgmt_byte_enable,
-            cfg_mgmt_read=dut.cfg_mgmt_read,
-            cfg_mgmt_read_data=dut.cfg_mgmt_read_data,
-            cfg_mgmt_read_write_done=dut.cfg_mgmt_read_write_done,
-            cfg_mgmt_debug_access=dut.cfg_mgmt_debug_access,
-            cfg_max_payload=dut.cfg_max_payload,
-            cfg_max_read_req=dut.cfg_max_read_req,
-            cfg_function_status=dut.cfg_function_status,
-            cfg_rcb_status=dut.cfg_rcb_status,
-            cfg_negotiated_width=dut.cfg_negotiated_width,
-            cfg_current_speed=dut.cfg_current_speed,
-            cfg_interrupt_msix_enable=dut.cfg_interrupt_msix_enable,
-            cfg_interrupt_msix_mask=dut.cfg_interrupt_msix_mask,
-        )
+        self.dev = usp_device(dut, rq_straddle=self.rq_straddle, rc_straddle=self.rc_straddle,
+                              msix_table_size=self.msix_vectors - 1,
+                              msix_table_offset=beryl_regs.MSIX_TABLE_BASE,
+                              msix_pba_offset=beryl_regs.MSIX_PBA_BASE,
+                              max_payload=max_payload, gen=gen, user_clk_hz=1e9 / CLK_NS)
         self.dev.log.setLevel(logging.WARNING)
         self.rc.log.setLevel(logging.WARNING)
         self.bar0_size = 1 << beryl_regs.BAR0_ADDR_W

@@ -23,7 +23,6 @@ from cocotbext.pcie.core import RootComplex
 from cocotbext.pcie.core.caps import PciCapId
 from cocotbext.pcie.core.tlp import TlpType
 from cocotbext.pcie.core.utils import PcieId
-from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
 from cocotbext.pcie.xilinx.us.interface import CqSource, RcSource, RqSink, CcSink
 from cocotbext.pcie.xilinx.us.tlp import Tlp_us
 
@@ -31,6 +30,7 @@ from cocotbext.axi.address_space import MemoryRegion
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from tlp_stream import TlpStreamSource, TlpStreamSink  # noqa: E402
+from usp_device import usp_device  # noqa: E402
 
 # (source idle, sink backpressure, idle only between TLPs). PG213 nullifies an RQ/CC packet
 # whose tvalid drops mid-TLP, so the last phase also checks that the shim adds no such gap
@@ -171,47 +171,8 @@ class TB:
             return
 
         self.rc = RootComplex()
-        self.dev = UltraScalePlusPcieDevice(
-            pcie_generation=3,
-            pcie_link_width=16 if self.width == 512 else 8,
-            user_clk_frequency=250e6,
-            alignment="dword",
-            cq_straddle=False, cc_straddle=False, rq_straddle=self.rq_straddle,
-            rc_straddle=self.rc_straddle, rc_4tlp_straddle=False,
-            pf_count=1,
-            max_payload_size=1024,
-            enable_client_tag=True,
-            enable_extended_tag=True,
-            enable_parity=False,
-            pf0_msix_enable=True,
-            pf0_msix_table_size=3,
-            pf0_msix_table_bir=0,
-            pf0_msix_table_offset=0x8000,
-            pf0_msix_pba_bir=0,
-            pf0_msix_pba_offset=0x9000,
-            user_clk=dut.clk,
-            user_reset=dut.rst,
-            rq_bus=AxiStreamBus.from_prefix(dut, "m_axis_rq"),
-            rc_bus=AxiStreamBus.from_prefix(dut, "s_axis_rc"),
-            cq_bus=AxiStreamBus.from_prefix(dut, "s_axis_cq"),
-            pcie_cq_np_req=dut.pcie_cq_np_req,
-            cc_bus=AxiStreamBus.from_prefix(dut, "m_axis_cc"),
-            cfg_mgmt_addr=dut.cfg_mgmt_addr,
-            cfg_mgmt_function_number=dut.cfg_mgmt_function_number,
-            cfg_mgmt_write=dut.cfg_mgmt_write,
-            cfg_mgmt_write_data=dut.cfg_mgmt_write_data,
-            cfg_mgmt_byte_enable=dut.cfg_mgmt_byte_enable,
-            cfg_mgmt_read=dut.cfg_mgmt_read,
-            cfg_mgmt_read_data=dut.cfg_mgmt_read_data,
-            cfg_mgmt_read_write_done=dut.cfg_mgmt_read_write_done,
-            cfg_mgmt_debug_access=dut.cfg_mgmt_debug_access,
-            cfg_max_payload=dut.cfg_max_payload,
-            cfg_max_read_req=dut.cfg_max_read_req,
-            cfg_function_status=dut.cfg_function_status,
-            cfg_rcb_status=dut.cfg_rcb_status,
-            cfg_interrupt_msix_enable=dut.cfg_interrupt_msix_enable,
-            cfg_interrupt_msix_mask=dut.cfg_interrupt_msix_mask,
-        )
+        self.dev = usp_device(dut, rq_straddle=self.rq_straddle, rc_straddle=self.rc_straddle,
+                              msix_table_size=3, msix_table_offset=0x8000, msix_pba_offset=0x9000)
         self.dev.log.setLevel(logging.WARNING)
         self.rc.log.setLevel(logging.WARNING)
         self.dev.functions[0].configure_bar(0, BAR0_SIZE)
