@@ -204,3 +204,68 @@ def cgmii_check_frame(f, data):
     assert f["pre"] == bytes([CG_START]) + PREAMBLE[1:], f"preamble/SFD {f['pre'].hex()}"
     assert f["data"][:-4] == want, f"payload mismatch, len {len(data)} got {len(f['data']) - 4}"
     assert f["data"][-4:] == fcs(want), f"FCS mismatch, len {len(data)}"
+
+
+def cgmii_words(frames, rng=None, gap="min", out_rate=False):
+    """A 512-bit CGMII-like word stream for a receiver under test, written from the format rules in
+    docs/blocks/eth.md (100G section). `frames`: list of (wire bytes DA..FCS, e_at) with e_at None or the
+    index of a data byte replaced by /E/ (the frame still ends with /T/). Each /S/ opens an 8-byte column.
+    gap "min": the next /S/ is 12 bytes after /T/ (the /T/ counted) moved to a column boundary with a
+    deficit idle count of at most 7 (IFG 5..19, average 12, i.e. line rate); "random": 12..~76 bytes,
+    rounded up. out_rate: also keep each frame's /S/-to-/S/ slot >= 64 bytes per output beat of a
+    one-frame-per-beat receiver (ceil((L - 4) / 64)), the bound under which no frame need be dropped.
+    Returns (words as (rxd, rxc) ints, meta per frame: dict start/end byte, start_word, end_word)."""
+    data = bytearray([CG_IDLE]) * 16
+    ctrl = bytearray([1]) * 16
+    meta = []
+    deficit = 0
+    prev_start = None
+    for wire, e_at in frames:
+        start = len(data)
+        if prev_start is not None and out_rate:
+            need = prev_start + 64 * max(1, -(-(meta[-1]["len"] - 4) // 64))
+            if start < need:
+                start = -(-need // 8) * 8
+        data += bytes([CG_IDLE]) * (start - len(data))
+        ctrl += bytes([1]) * (start - len(ctrl))
+        data += bytes([CG_START]) + PREAMBLE[1:]
+        ctrl += b"\x01" + b"\x00" * 7
+        body = bytearray(wire)
+        bctl = bytearray(len(body))
+        if e_at is not None:
+            body[e_at] = CG_ERROR
+            bctl[e_at] = 1
+        data += body
+        ctrl += bctl
+        end = len(data) if e_at is None else start + 8 + e_at
+        meta.append({"start": start, "end": end, "start_word": start // 64, "end_word": end // 64,
+                     "len": len(wire)})
+        prev_start = start
+        tpos = len(data)
+        data.append(CG_TERM)
+        ctrl.append(1)
+        nxt = tpos + 12
+        if gap == "random":
+            nxt += rng.randrange(0, 64) if rng.random() < 0.5 else 0
+            nxt = -(-nxt // 8) * 8
+        else:
+            r = nxt % 8
+            if r and deficit + r <= 7:
+                nxt -= r
+                deficit += r
+            elif r:
+                nxt += 8 - r
+                deficit = max(0, deficit - (8 - r))
+        data += bytes([CG_IDLE]) * (nxt - len(data))
+        ctrl += bytes([1]) * (nxt - len(ctrl))
+    pad = (-len(data)) % 64 + 128
+    data += bytes([CG_IDLE]) * pad
+    ctrl += bytes([1]) * pad
+    words = []
+    for i in range(0, len(data), 64):
+        c = 0
+        for k, f in enumerate(ctrl[i:i + 64]):
+            if f:
+                c |= 1 << k
+        words.append((int.from_bytes(data[i:i + 64], "little"), c))
+    return words, meta

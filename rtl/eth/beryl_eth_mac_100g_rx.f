@@ -1,0 +1,2 @@
+beryl_eth_pkg.sv
+beryl_eth_mac_100g_rx.sv
