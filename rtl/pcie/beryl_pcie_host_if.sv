@@ -439,13 +439,8 @@ module beryl_pcie_host_if #(
     pcie_words[32*(beryl_regs_pkg::PCIE_DMA_RD_ERR_POISON_COUNT_OFFSET/4) +: 32] = rd_err_poison;
     pcie_words[32*(beryl_regs_pkg::PCIE_DMA_RD_BYTES_OFFSET/4) +: 32]          = rd_bytes;
     pcie_words[32*(beryl_regs_pkg::PCIE_DMA_WR_BYTES_OFFSET/4) +: 32]          = wr_bytes;
+    pcie_words[32*(beryl_regs_pkg::PCIE_DMA_RD_CPL_UNEXPECTED_COUNT_OFFSET/4) +: 32] = rd_cpl_unexpected;
   end
-
-  // unexpected completions have no register of their own yet: they show in the debugger only
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [31:0] unused_rd_cpl_unexpected;
-  assign unused_rd_cpl_unexpected = rd_cpl_unexpected;
-  /* verilator lint_on UNUSEDSIGNAL */
 
   /* verilator lint_off PINCONNECTEMPTY */
   beryl_axil_regfile #(

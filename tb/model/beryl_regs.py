@@ -77,7 +77,7 @@ PCIE_BLOCK_VERSION = 0x01000000                         # register interface ver
 PCIE_BLOCK_BASE = 0x00000100                            # BAR0 byte offset
 PCIE_BLOCK_NEXT = 0x00000200                            # BAR0 byte offset of the next block, 0 = last
 PCIE_BLOCK_ADDR_W = 8                                   # decode window is 2**ADDR_W bytes
-PCIE_REG_COUNT = 21                                     # 32-bit words from +0x0 to the last register
+PCIE_REG_COUNT = 22                                     # 32-bit words from +0x0 to the last register
 PCIE_TYPE_OFFSET = 0                                    # RO Block type
 PCIE_VERSION_OFFSET = 4                                 # RO Block version
 PCIE_NEXT_OFFSET = 8                                    # RO Next block
@@ -120,6 +120,7 @@ PCIE_DMA_RD_ERR_CA_COUNT_OFFSET = 68                    # RO DMA read CA
 PCIE_DMA_RD_ERR_POISON_COUNT_OFFSET = 72                # RO DMA read poisoned
 PCIE_DMA_RD_BYTES_OFFSET = 76                           # RO DMA read bytes
 PCIE_DMA_WR_BYTES_OFFSET = 80                           # RO DMA write bytes
+PCIE_DMA_RD_CPL_UNEXPECTED_COUNT_OFFSET = 84            # RO Unexpected completions
 MSIX_BLOCK_TYPE = 0x42520011                            # MSI-X block
 MSIX_BLOCK_VERSION = 0x01000000                         # register interface version, 8.8.16
 MSIX_BLOCK_BASE = 0x00000200                            # BAR0 byte offset
@@ -192,6 +193,7 @@ BLOCKS = {
             'DMA_RD_ERR_POISON_COUNT': {'offset': 0x48, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'DMA_RD_BYTES': {'offset': 0x4c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'DMA_WR_BYTES': {'offset': 0x50, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'DMA_RD_CPL_UNEXPECTED_COUNT': {'offset': 0x54, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
     'msix': {

@@ -235,7 +235,11 @@ async def test_dma_errors(dut):
     tb.rc.mem_address_space.register_region(SlowRegion(0x10000, 200), 0x60_0000_0000)
     tb.rd.submit(0x60_0000_0000, 0, 256, 3)
     assert await tb.rd.wait(3) == DMA_ERR_TIMEOUT
+    assert await tb.read_reg("pcie", "dma_rd_cpl_unexpected_count") == 0
     await Timer(150, "us")   # let the late completion arrive and be dropped
+    # the root complex answers the 256-byte read with completions of at most its MPS, each dropped
+    late_cpls = -(-256 // (128 << tb.rc.max_payload_size))
+    assert await tb.read_reg("pcie", "dma_rd_cpl_unexpected_count") == late_cpls
     assert await tb.read_reg("pcie", "dma_rd_err_ur_count") == 1
     assert await tb.read_reg("pcie", "dma_rd_err_ca_count") == 1
     assert await tb.read_reg("pcie", "dma_rd_err_timeout_count") == 1
