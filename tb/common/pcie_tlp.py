@@ -12,8 +12,9 @@ CPL_SC, CPL_UR, CPL_CRS, CPL_CA = 0, 1, 2, 4
 
 
 def _dw0(fmt, typ, length, ep=0, td=0, tc=0, attr=0):
-    return ((fmt & 7) << 29) | ((typ & 0x1F) << 24) | ((tc & 7) << 20) | ((td & 1) << 15) | \
-           ((ep & 1) << 14) | ((attr & 3) << 12) | (length & 0x3FF)
+    """Header DW0; `attr` is 3 bits: bit 2 is Attr[2] (ID-based ordering) in DW0 bit 18."""
+    return ((fmt & 7) << 29) | ((typ & 0x1F) << 24) | ((tc & 7) << 20) | (((attr >> 2) & 1) << 18) | \
+           ((td & 1) << 15) | ((ep & 1) << 14) | ((attr & 3) << 12) | (length & 0x3FF)
 
 
 @dataclass
@@ -113,3 +114,57 @@ def split_completions(addr, nbytes, rcb, max_payload, rng):
         pieces.append((a, stop - a))
         a = stop
     return pieces
+
+
+# ---- the same headers as plain dicts, for benches that check individual fields ----
+
+def mem_hdr(write, addr, length_dw, first_be, last_be, tag=0, req_id=0, attr=0, tc=0):
+    """4DW memory request header (the neutral stream's form)."""
+    d0 = _dw0(FMT_4DW_DATA if write else FMT_4DW_NODATA, TYPE_MEM, length_dw, tc=tc, attr=attr)
+    d1 = (req_id << 16) | (tag << 8) | (last_be << 4) | first_be
+    return (d0 << 96) | (d1 << 64) | ((addr >> 2) << 2)
+
+
+def parse_mem_hdr(h):
+    """Every field of a 4DW memory request header."""
+    d0, d1 = h >> 96, (h >> 64) & 0xFFFFFFFF
+    return dict(fmt=d0 >> 29, type=(d0 >> 24) & 0x1F, tc=(d0 >> 20) & 7,
+                attr=(((d0 >> 18) & 1) << 2) | ((d0 >> 12) & 3), td=(d0 >> 15) & 1, ep=(d0 >> 14) & 1,
+                at=(d0 >> 10) & 3, length=(d0 & 0x3FF) or 1024,
+                req_id=d1 >> 16, tag=(d1 >> 8) & 0xFF, last_be=(d1 >> 4) & 0xF, first_be=d1 & 0xF,
+                addr=h & 0xFFFFFFFF_FFFFFFFC, ph=h & 3)
+
+
+def cpl_hdr(length_dw, status, byte_count, req_id, tag, lower_addr, cpl_id=0):
+    return Cpl(status=status, byte_count=byte_count, lower_addr=lower_addr, tag=tag,
+               length_dw=length_dw, requester_id=req_id, completer_id=cpl_id).pack()
+
+
+def parse_cpl_hdr(h):
+    """Every field of a completion header (length is the raw field: 0 for no data)."""
+    d0, d1, d2 = h >> 96, (h >> 64) & 0xFFFFFFFF, (h >> 32) & 0xFFFFFFFF
+    return dict(fmt=d0 >> 29, type=(d0 >> 24) & 0x1F, ep=(d0 >> 14) & 1, length=d0 & 0x3FF,
+                cpl_id=d1 >> 16, status=(d1 >> 13) & 7, byte_count=(d1 & 0xFFF) or 4096,
+                req_id=d2 >> 16, tag=(d2 >> 8) & 0xFF, lower_addr=d2 & 0x7F)
+
+
+def be_for(addr, nbytes):
+    """DW-aligned address, DW count, first/last BE covering [addr, addr+nbytes)."""
+    start, end = addr & ~3, (addr + nbytes + 3) & ~3
+    ndw = (end - start) // 4
+    first_be = (0xF << (addr & 3)) & 0xF
+    last_be = 0xF >> ((-(addr + nbytes)) & 3)
+    if ndw == 1:
+        return start, 1, first_be & last_be, 0
+    return start, ndw, first_be, last_be
+
+
+def be_byte_count(ndw, first_be, last_be):
+    """Byte Count a read request asks for (PCIe 3.0 section 2.3.1.1; zero-length read: 1)."""
+    if ndw == 1:
+        if first_be == 0:
+            return 1
+        lo = (first_be & -first_be).bit_length() - 1
+        return first_be.bit_length() - lo
+    lo = (first_be & -first_be).bit_length() - 1
+    return ndw * 4 - lo - (4 - last_be.bit_length())

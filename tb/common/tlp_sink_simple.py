@@ -29,29 +29,7 @@ class Tlp:
     extra: dict = field(default_factory=dict)
 
 
-def mem_hdr_fields(hdr):
-    """Decode a memory-request header (PCIe 3.0 figures 2-5, 2-13/2-14, 4DW form)."""
-    dw0 = (hdr >> 96) & 0xFFFFFFFF
-    dw1 = (hdr >> 64) & 0xFFFFFFFF
-    dw2 = (hdr >> 32) & 0xFFFFFFFF
-    dw3 = hdr & 0xFFFFFFFF
-    length = dw0 & 0x3FF
-    return {
-        "fmt": dw0 >> 29,
-        "type": (dw0 >> 24) & 0x1F,
-        "tc": (dw0 >> 20) & 0x7,
-        "td": (dw0 >> 15) & 1,
-        "ep": (dw0 >> 14) & 1,
-        "attr": (dw0 >> 12) & 0x3,
-        "at": (dw0 >> 10) & 0x3,
-        "length": length if length else 1024,
-        "requester_id": dw1 >> 16,
-        "tag": (dw1 >> 8) & 0xFF,
-        "last_be": (dw1 >> 4) & 0xF,
-        "first_be": dw1 & 0xF,
-        "addr": (dw2 << 32) | (dw3 & ~0x3),
-        "ph": dw3 & 0x3,
-    }
+# header fields: pcie_tlp.parse_mem_hdr (one codec for every bench)
 
 
 class Cycle:

@@ -15,20 +15,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import RisingEdge, ClockCycles
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-from pcie_tlp import MemReq, Cpl, FMT_4DW_DATA, FMT_4DW_NODATA, CPL_SC, CPL_UR  # noqa: E402
+from pcie_tlp import MemReq, Cpl, FMT_4DW_DATA, FMT_4DW_NODATA, CPL_SC, CPL_UR, be_byte_count  # noqa: E402
 
 MAPPED = 0x4000
 BAR_BASE = 0xF000_0000
-
-
-def expected_byte_count(length, fb, lb):
-    if length == 1:
-        if fb == 0:
-            return 1
-        lo = (fb & -fb).bit_length() - 1
-        return fb.bit_length() - lo
-    lo = (fb & -fb).bit_length() - 1
-    return length * 4 - lo - (4 - lb.bit_length())
 
 
 class Bench:
@@ -195,7 +185,7 @@ async def random_traffic(dut, seed, stall):
             c, data = tb.cpls.pop()
             assert c.status == CPL_SC and c.tag == i and c.requester_id == 0x0100
             assert c.length_dw == n
-            assert c.byte_count == expected_byte_count(n, fb, lb), (c, n, fb, lb)
+            assert c.byte_count == be_byte_count(n, fb, lb), (c, n, fb, lb)
             first = (fb & -fb).bit_length() - 1 if fb else 0
             assert c.lower_addr == ((BAR_BASE + off) & 0x7C) | first
             assert data == bytes(model[off:off + 4 * n]), f"read {off:#x}+{n}DW"

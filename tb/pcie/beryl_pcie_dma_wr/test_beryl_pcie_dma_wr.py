@@ -21,7 +21,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-from tlp_sink_simple import Cycle, TlpSinkSimple, mem_hdr_fields  # noqa: E402
+from tlp_sink_simple import Cycle, TlpSinkSimple  # noqa: E402
+from pcie_tlp import parse_mem_hdr  # noqa: E402
 import beryl_sim  # noqa: E402
 
 DMA_OK = 0
@@ -237,7 +238,7 @@ class TB:
             for exp_addr, exp_n in ref_split(host, length, self.mps):
                 assert tlps, f"missing TLPs for tag {tag:#x}"
                 t = tlps.popleft()
-                f = mem_hdr_fields(t.hdr)
+                f = parse_mem_hdr(t.hdr)
                 ndw = len(t.payload) // 4
                 errs = check_tlp_rules(f, ndw, self.mps)
                 assert not errs, f"tag {tag:#x} TLP at {f['addr']:#x}: {errs}"

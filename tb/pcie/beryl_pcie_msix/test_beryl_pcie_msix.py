@@ -17,7 +17,8 @@ from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-from tlp_sink_simple import TlpSinkSimple, mem_hdr_fields  # noqa: E402
+from tlp_sink_simple import TlpSinkSimple  # noqa: E402
+from pcie_tlp import parse_mem_hdr  # noqa: E402
 import beryl_sim  # noqa: E402
 
 
@@ -83,7 +84,7 @@ class TB:
         out = []
         while self.sink.tlps:
             t = self.sink.tlps.popleft()
-            f = mem_hdr_fields(t.hdr)
+            f = parse_mem_hdr(t.hdr)
             assert f["fmt"] == 0b011 and f["type"] == 0, "not a 4DW memory write"
             assert f["length"] == 1 and f["first_be"] == 0xF and f["last_be"] == 0, \
                 f"not a full 1-DW write: {f}"

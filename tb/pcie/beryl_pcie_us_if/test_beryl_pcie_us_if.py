@@ -31,6 +31,9 @@ from cocotbext.axi.address_space import MemoryRegion
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from tlp_stream import TlpStreamSource, TlpStreamSink  # noqa: E402
 from usp_device import usp_device  # noqa: E402
+from pcie_tlp import (FMT_3DW_NODATA, FMT_4DW_NODATA, FMT_3DW_DATA, FMT_4DW_DATA, TYPE_MEM,  # noqa: E402
+                      TYPE_CPL, CPL_SC, CPL_UR, mem_hdr, parse_mem_hdr, cpl_hdr, parse_cpl_hdr,
+                      be_for, be_byte_count)
 
 # (source idle, sink backpressure, idle only between TLPs). PG213 nullifies an RQ/CC packet
 # whose tvalid drops mid-TLP, so the last phase also checks that the shim adds no such gap
@@ -42,58 +45,6 @@ BAR0_SIZE = 2**16
 BAR2_SIZE = 2**16
 HI_MEM_BASE = 0x0000_0012_3400_0000  # 64-bit host memory for DMA above 4 GiB
 HI_MEM_SIZE = 2**16
-
-FMT_3DW_NODATA, FMT_4DW_NODATA, FMT_3DW_DATA, FMT_4DW_DATA = 0, 1, 2, 3
-TYPE_MEM, TYPE_CPL = 0b00000, 0b01010
-CPL_SC, CPL_UR = 0, 1
-
-
-# ---- header packing (tlp_mem_hdr_t / tlp_cpl_hdr_t from beryl_pcie_pkg) ----
-
-def dw0(fmt, typ, length, tc=0, attr=0, ep=0):
-    return ((fmt << 29) | (typ << 24) | ((tc & 7) << 20) | (((attr >> 2) & 1) << 18) |
-            (ep << 14) | ((attr & 3) << 12) | (length & 0x3FF))
-
-
-def mem_hdr(write, addr, length_dw, first_be, last_be, tag=0, req_id=0, attr=0, tc=0):
-    d0 = dw0(FMT_4DW_DATA if write else FMT_4DW_NODATA, TYPE_MEM, length_dw, tc, attr)
-    d1 = (req_id << 16) | (tag << 8) | (last_be << 4) | first_be
-    return (d0 << 96) | (d1 << 64) | ((addr >> 2) << 2)
-
-
-def parse_mem_hdr(h):
-    d0, d1 = h >> 96, (h >> 64) & 0xFFFFFFFF
-    return dict(fmt=d0 >> 29, type=(d0 >> 24) & 0x1F, tc=(d0 >> 20) & 7,
-                attr=(((d0 >> 18) & 1) << 2) | ((d0 >> 12) & 3), ep=(d0 >> 14) & 1,
-                at=(d0 >> 10) & 3, length=(d0 & 0x3FF) or 1024,
-                req_id=d1 >> 16, tag=(d1 >> 8) & 0xFF, last_be=(d1 >> 4) & 0xF, first_be=d1 & 0xF,
-                addr=h & 0xFFFFFFFF_FFFFFFFC, ph=h & 3)
-
-
-def cpl_hdr(length_dw, status, byte_count, req_id, tag, lower_addr, cpl_id=0):
-    d0 = dw0(FMT_3DW_DATA if length_dw else FMT_3DW_NODATA, TYPE_CPL, length_dw)
-    d1 = (cpl_id << 16) | (status << 13) | (byte_count & 0xFFF)
-    d2 = (req_id << 16) | (tag << 8) | (lower_addr & 0x7F)
-    return (d0 << 96) | (d1 << 64) | (d2 << 32)
-
-
-def parse_cpl_hdr(h):
-    d0, d1, d2 = h >> 96, (h >> 64) & 0xFFFFFFFF, (h >> 32) & 0xFFFFFFFF
-    return dict(fmt=d0 >> 29, type=(d0 >> 24) & 0x1F, ep=(d0 >> 14) & 1, length=d0 & 0x3FF,
-                cpl_id=d1 >> 16, status=(d1 >> 13) & 7, byte_count=(d1 & 0xFFF) or 4096,
-                req_id=d2 >> 16, tag=(d2 >> 8) & 0xFF, lower_addr=d2 & 0x7F)
-
-
-def be_for(addr, nbytes):
-    """DW-aligned address, DW count, first/last BE covering [addr, addr+nbytes)."""
-    start, end = addr & ~3, (addr + nbytes + 3) & ~3
-    ndw = (end - start) // 4
-    first_be = (0xF << (addr & 3)) & 0xF
-    last_be = 0xF >> ((-(addr + nbytes)) & 3)
-    if ndw == 1:
-        return start, 1, first_be & last_be, 0
-    return start, ndw, first_be, last_be
-
 
 def dut_param(dut, name, default):
     """A DUT parameter: from the simulator if it exposes it, else from the runner's PARAM_ env."""
@@ -129,17 +80,6 @@ class StraddleCounter:
                 first_eop_before_sop = ((u >> eop_ptr) & 0xF) < 4 * ((u >> sop_ptr) & 3)
                 if sops == 2 or eops == 2 or (sops == 1 and eops == 1 and first_eop_before_sop):
                     self.count[p] += 1
-
-
-def be_byte_count(ndw, first_be, last_be):
-    """PCIe 3.0 table 2-37 byte count for a read request."""
-    if ndw == 1:
-        if first_be == 0:
-            return 1
-        lo = (first_be & -first_be).bit_length() - 1
-        return first_be.bit_length() - lo
-    lo = (first_be & -first_be).bit_length() - 1
-    return ndw * 4 - lo - (4 - last_be.bit_length())
 
 
 class TB:
