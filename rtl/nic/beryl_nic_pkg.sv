@@ -100,6 +100,82 @@ package beryl_nic_pkg;
     logic [15:0]  dport;
   } rx_meta_t;
 
+  // ---------------------------------------------------------------- host memory formats
+  // Little-endian in host memory: byte 0 of a structure is bits 7:0 of its packed vector, so the
+  // LAST member of each struct below is the first in memory (docs/blocks/nic_core.md, "Host formats").
+
+  // TX descriptor, 16 bytes. A packet is one or more descriptors; MORE says the next descriptor
+  // continues the same packet. The checksum fields count only in a packet's first descriptor.
+  localparam int TX_DESC_FLAG_MORE = 0;   // packet continues in the next descriptor
+  localparam int TX_DESC_FLAG_CSUM = 1;   // insert a checksum (CHECKSUM_PARTIAL semantics)
+  typedef struct packed {
+    logic [7:0]  csum_offset;   // byte 15: field offset from csum_start
+    logic [7:0]  csum_start;    // byte 14: first byte summed, from the frame start
+    logic [15:0] flags;         // bytes 12-13: TX_DESC_FLAG_*
+    logic [31:0] len;           // bytes 8-11: buffer bytes, 1..MAX_FRAME
+    logic [63:0] addr;          // bytes 0-7: buffer bus address, any alignment
+  } tx_desc_t;
+
+  // RX descriptor, 16 bytes: one buffer per frame (no RX scatter).
+  typedef struct packed {
+    logic [31:0] rsvd;          // bytes 12-15
+    logic [31:0] len;           // bytes 8-11: buffer bytes
+    logic [63:0] addr;          // bytes 0-7: buffer bus address, any alignment
+  } rx_desc_t;
+
+  // Completion status codes (cpl_t.status)
+  localparam logic [7:0] CPL_OK        = 8'd0;
+  localparam logic [7:0] CPL_TOO_LONG  = 8'd1;  // RX: frame longer than the buffer, frame dropped
+  localparam logic [7:0] CPL_DMA_ERR   = 8'd2;  // a DMA transfer of the packet failed
+  localparam logic [7:0] CPL_BAD_DESC  = 8'd3;  // TX: zero length, chain too long or cut short
+
+  // Completion-entry flags (cpl_t.flags)
+  localparam int CPL_FLAG_CSUM_VALID = 0;       // csum holds the RX payload sum
+  localparam int CPL_FLAG_HASH_VALID = 1;       // rss_hash / hash_type hold the RSS hash
+
+  // TX and RX completion, 32 bytes. The phase bit is written last in the entry's top byte.
+  typedef struct packed {
+    logic        phase;         // byte 31 bit 7: flips each pass around the ring, 1 on the first
+    logic [6:0]  rsvd1;         // byte 31 bits 6:0
+    logic [55:0] rsvd0;         // bytes 24-30
+    logic [63:0] timestamp;     // bytes 16-23: PTP time of start of frame (0 until the PTP block)
+    logic [15:0] len;           // bytes 14-15: frame length (0 when dropped)
+    logic [15:0] csum;          // bytes 12-13: RX ones'-complement sum from byte 14, not complemented
+    logic [31:0] rss_hash;      // bytes 8-11
+    logic [7:0]  flags;         // byte 7: CPL_FLAG_*
+    logic [4:0]  rsvd3;         // byte 6 bits 7:3
+    logic [2:0]  hash_type;     // byte 6 bits 2:0: HASH_* code
+    logic [7:0]  status;        // byte 5: CPL_* code
+    logic [7:0]  port;          // byte 4: port the frame came in on / went out of
+    logic [15:0] index;         // bytes 2-3: ring index of the packet's (first) descriptor
+    logic [15:0] queue;         // bytes 0-1: TX or RX queue
+  } cpl_t;
+
+  // Event entry, 32 bytes: "completion queue CQ has new entries".
+  localparam logic [15:0] EVT_CPL = 16'd0;
+  typedef struct packed {
+    logic        phase;         // byte 31 bit 7
+    logic [6:0]  rsvd1;
+    logic [215:0] rsvd0;        // bytes 4-30
+    logic [15:0] source;        // bytes 2-3: the completion queue
+    logic [15:0] evt_type;      // bytes 0-1: EVT_*
+  } evt_t;
+
+  localparam int DESC_BYTES = 16;
+  localparam int CPL_BYTES  = 32;
+
+  // Queue-manager response status
+  localparam logic [1:0] QM_OK       = 2'd0;
+  localparam logic [1:0] QM_EMPTY    = 2'd1;   // descriptor queue: nothing to take; completion queue: full
+  localparam logic [1:0] QM_DISABLED = 2'd2;
+  localparam logic [1:0] QM_BAD_IDX  = 2'd3;   // queue index out of range
+
+  // Scheduler -> TX engine command result
+  localparam logic [1:0] TXS_SENT     = 2'd0;  // one or more packets sent; queue may have more
+  localparam logic [1:0] TXS_EMPTY    = 2'd1;  // queue had nothing (or was drained by this command)
+  localparam logic [1:0] TXS_DISABLED = 2'd2;
+  localparam logic [1:0] TXS_ERROR    = 2'd3;  // bad descriptor or DMA error; queue may have more
+
 endpackage
 
 `resetall

@@ -21,6 +21,7 @@ module beryl_pcie_host_if #(
   parameter logic [31:0] BUILD_DATE = 32'h0,     // BCD YYYYMMDD
   parameter logic [31:0] BUILD_TIME = 32'h0,     // BCD 00HHMMSS
   parameter int APP_ADDR_W     = beryl_regs_pkg::APP_ADDR_W,   // fixed by the register map
+  parameter bit APP_CHAIN      = 1'b0,           // 1: register blocks start at APP offset 0 (NIC build); MSI-X NEXT points there
   parameter int BAR0_ADDR_W    = beryl_regs_pkg::BAR0_ADDR_W,  // fixed by the register map
   parameter int SEG_COUNT      = 2,
   parameter int SEG_DATA_W     = TLP_DATA_W,
@@ -504,7 +505,7 @@ module beryl_pcie_host_if #(
     .REG_COUNT     (MSIX_RC),
     .BLOCK_TYPE    (beryl_regs_pkg::MSIX_BLOCK_TYPE),
     .BLOCK_VERSION (beryl_regs_pkg::MSIX_BLOCK_VERSION),
-    .BLOCK_NEXT    (beryl_regs_pkg::MSIX_BLOCK_NEXT),
+    .BLOCK_NEXT    (APP_CHAIN ? beryl_regs_pkg::APP_BASE : beryl_regs_pkg::MSIX_BLOCK_NEXT),
     .WR_MASK       (MSIX_RC'(1) << TEST_IRQ_WORD)
   ) u_msix_regs (
     .clk            (clk),

@@ -139,5 +139,207 @@
 #define BERYL_MSIX_TEST_IRQ_VECTOR_MASK 0x0000ffffu
 #define BERYL_MSIX_MSG_SENT_COUNT_OFFSET 28u                    /* RO Messages sent */
 #define BERYL_MSIX_MSG_DEFERRED_COUNT_OFFSET 32u                /* RO Messages deferred */
+#define BERYL_NIC_IF_BLOCK_TYPE 0x42520020u                     /* NIC interface block (in the APP window) */
+#define BERYL_NIC_IF_BLOCK_VERSION 0x00010000u                  /* register interface version, 8.8.16 */
+#define BERYL_NIC_IF_BLOCK_ADDR_W 9u                            /* window of one instance is 2**ADDR_W bytes */
+#define BERYL_NIC_IF_REG_COUNT 85u                              /* 32-bit words from +0x0 to the last register */
+#define BERYL_NIC_IF_TYPE_OFFSET 0u                             /* RO Block type */
+#define BERYL_NIC_IF_VERSION_OFFSET 4u                          /* RO Block version */
+#define BERYL_NIC_IF_NEXT_OFFSET 8u                             /* RO Next block */
+#define BERYL_NIC_IF_IF_INDEX_OFFSET 12u                        /* RO Interface index */
+#define BERYL_NIC_IF_IF_COUNT_OFFSET 16u                        /* RO Interface count */
+#define BERYL_NIC_IF_PORT_COUNT_OFFSET 20u                      /* RO Port count */
+#define BERYL_NIC_IF_TXQ_COUNT_OFFSET 24u                       /* RO TX queue count */
+#define BERYL_NIC_IF_RXQ_COUNT_OFFSET 28u                       /* RO RX queue count */
+#define BERYL_NIC_IF_CQ_COUNT_OFFSET 32u                        /* RO Completion queue count */
+#define BERYL_NIC_IF_EQ_COUNT_OFFSET 36u                        /* RO Event queue count */
+#define BERYL_NIC_IF_TX_SLOTS_OFFSET 40u                        /* RO TX packets in flight */
+#define BERYL_NIC_IF_RX_SLOTS_OFFSET 44u                        /* RO RX frames in flight */
+#define BERYL_NIC_IF_MAX_FRAME_OFFSET 48u                       /* RO Max frame */
+#define BERYL_NIC_IF_RSS_TABLE_SIZE_OFFSET 52u                  /* RO RSS table size */
+#define BERYL_NIC_IF_DESC_BATCH_OFFSET 56u                      /* RO Descriptor batch */
+#define BERYL_NIC_IF_CPL_BATCH_OFFSET 60u                       /* RO Completion batch */
+#define BERYL_NIC_IF_MAX_DESC_PER_PKT_OFFSET 64u                /* RO Descriptors per packet */
+#define BERYL_NIC_IF_FEATURES_OFFSET 68u                        /* RO Features */
+#define BERYL_NIC_IF_FEATURES_TX_CSUM_LSB 0u
+#define BERYL_NIC_IF_FEATURES_TX_CSUM_W 1u
+#define BERYL_NIC_IF_FEATURES_TX_CSUM_MASK 0x00000001u
+#define BERYL_NIC_IF_FEATURES_RX_CSUM_LSB 1u
+#define BERYL_NIC_IF_FEATURES_RX_CSUM_W 1u
+#define BERYL_NIC_IF_FEATURES_RX_CSUM_MASK 0x00000002u
+#define BERYL_NIC_IF_FEATURES_RSS_LSB 2u
+#define BERYL_NIC_IF_FEATURES_RSS_W 1u
+#define BERYL_NIC_IF_FEATURES_RSS_MASK 0x00000004u
+#define BERYL_NIC_IF_FEATURES_TX_SG_LSB 3u
+#define BERYL_NIC_IF_FEATURES_TX_SG_W 1u
+#define BERYL_NIC_IF_FEATURES_TX_SG_MASK 0x00000008u
+#define BERYL_NIC_IF_TXQ_DB_OFFSET 80u                          /* WO TX queue doorbell */
+#define BERYL_NIC_IF_TXQ_DB_RESET 0x00000000u
+#define BERYL_NIC_IF_TXQ_DB_QUEUE_LSB 0u
+#define BERYL_NIC_IF_TXQ_DB_QUEUE_W 16u
+#define BERYL_NIC_IF_TXQ_DB_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_TXQ_DB_PTR_LSB 16u
+#define BERYL_NIC_IF_TXQ_DB_PTR_W 16u
+#define BERYL_NIC_IF_TXQ_DB_PTR_MASK 0xffff0000u
+#define BERYL_NIC_IF_RXQ_DB_OFFSET 84u                          /* WO RX queue doorbell */
+#define BERYL_NIC_IF_RXQ_DB_RESET 0x00000000u
+#define BERYL_NIC_IF_RXQ_DB_QUEUE_LSB 0u
+#define BERYL_NIC_IF_RXQ_DB_QUEUE_W 16u
+#define BERYL_NIC_IF_RXQ_DB_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_RXQ_DB_PTR_LSB 16u
+#define BERYL_NIC_IF_RXQ_DB_PTR_W 16u
+#define BERYL_NIC_IF_RXQ_DB_PTR_MASK 0xffff0000u
+#define BERYL_NIC_IF_CQ_DB_OFFSET 88u                           /* WO Completion queue doorbell */
+#define BERYL_NIC_IF_CQ_DB_RESET 0x00000000u
+#define BERYL_NIC_IF_CQ_DB_QUEUE_LSB 0u
+#define BERYL_NIC_IF_CQ_DB_QUEUE_W 16u
+#define BERYL_NIC_IF_CQ_DB_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_CQ_DB_PTR_LSB 16u
+#define BERYL_NIC_IF_CQ_DB_PTR_W 16u
+#define BERYL_NIC_IF_CQ_DB_PTR_MASK 0xffff0000u
+#define BERYL_NIC_IF_CQ_DB_ARM_OFFSET 92u                       /* WO Completion queue doorbell and arm */
+#define BERYL_NIC_IF_CQ_DB_ARM_RESET 0x00000000u
+#define BERYL_NIC_IF_CQ_DB_ARM_QUEUE_LSB 0u
+#define BERYL_NIC_IF_CQ_DB_ARM_QUEUE_W 16u
+#define BERYL_NIC_IF_CQ_DB_ARM_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_CQ_DB_ARM_PTR_LSB 16u
+#define BERYL_NIC_IF_CQ_DB_ARM_PTR_W 16u
+#define BERYL_NIC_IF_CQ_DB_ARM_PTR_MASK 0xffff0000u
+#define BERYL_NIC_IF_EQ_DB_OFFSET 96u                           /* WO Event queue doorbell */
+#define BERYL_NIC_IF_EQ_DB_RESET 0x00000000u
+#define BERYL_NIC_IF_EQ_DB_QUEUE_LSB 0u
+#define BERYL_NIC_IF_EQ_DB_QUEUE_W 16u
+#define BERYL_NIC_IF_EQ_DB_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_EQ_DB_PTR_LSB 16u
+#define BERYL_NIC_IF_EQ_DB_PTR_W 16u
+#define BERYL_NIC_IF_EQ_DB_PTR_MASK 0xffff0000u
+#define BERYL_NIC_IF_EQ_DB_ARM_OFFSET 100u                      /* WO Event queue doorbell and arm */
+#define BERYL_NIC_IF_EQ_DB_ARM_RESET 0x00000000u
+#define BERYL_NIC_IF_EQ_DB_ARM_QUEUE_LSB 0u
+#define BERYL_NIC_IF_EQ_DB_ARM_QUEUE_W 16u
+#define BERYL_NIC_IF_EQ_DB_ARM_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_EQ_DB_ARM_PTR_LSB 16u
+#define BERYL_NIC_IF_EQ_DB_ARM_PTR_W 16u
+#define BERYL_NIC_IF_EQ_DB_ARM_PTR_MASK 0xffff0000u
+#define BERYL_NIC_IF_Q_SEL_OFFSET 112u                          /* RW Queue select */
+#define BERYL_NIC_IF_Q_SEL_RESET 0x00000000u
+#define BERYL_NIC_IF_Q_SEL_QUEUE_LSB 0u
+#define BERYL_NIC_IF_Q_SEL_QUEUE_W 24u
+#define BERYL_NIC_IF_Q_SEL_QUEUE_MASK 0x00ffffffu
+#define BERYL_NIC_IF_Q_SEL_TYPE_LSB 28u
+#define BERYL_NIC_IF_Q_SEL_TYPE_W 2u
+#define BERYL_NIC_IF_Q_SEL_TYPE_MASK 0x30000000u
+#define BERYL_NIC_IF_Q_BASE_LO_OFFSET 116u                      /* RW Queue base address, low */
+#define BERYL_NIC_IF_Q_BASE_HI_OFFSET 120u                      /* RW Queue base address, high */
+#define BERYL_NIC_IF_Q_CTRL_OFFSET 124u                         /* RW Queue control */
+#define BERYL_NIC_IF_Q_CTRL_ENABLE_LSB 0u
+#define BERYL_NIC_IF_Q_CTRL_ENABLE_W 1u
+#define BERYL_NIC_IF_Q_CTRL_ENABLE_MASK 0x00000001u
+#define BERYL_NIC_IF_Q_CTRL_ARMED_LSB 1u
+#define BERYL_NIC_IF_Q_CTRL_ARMED_W 1u
+#define BERYL_NIC_IF_Q_CTRL_ARMED_MASK 0x00000002u
+#define BERYL_NIC_IF_Q_CTRL_LOG_SIZE_LSB 8u
+#define BERYL_NIC_IF_Q_CTRL_LOG_SIZE_W 4u
+#define BERYL_NIC_IF_Q_CTRL_LOG_SIZE_MASK 0x00000f00u
+#define BERYL_NIC_IF_Q_CTRL_PORT_LSB 16u
+#define BERYL_NIC_IF_Q_CTRL_PORT_W 8u
+#define BERYL_NIC_IF_Q_CTRL_PORT_MASK 0x00ff0000u
+#define BERYL_NIC_IF_Q_TARGET_OFFSET 128u                       /* RW Queue target */
+#define BERYL_NIC_IF_Q_PROD_OFFSET 132u                         /* RW Queue producer pointer */
+#define BERYL_NIC_IF_Q_PROD_PTR_LSB 0u
+#define BERYL_NIC_IF_Q_PROD_PTR_W 16u
+#define BERYL_NIC_IF_Q_PROD_PTR_MASK 0x0000ffffu
+#define BERYL_NIC_IF_Q_CONS_OFFSET 136u                         /* RW Queue consumer pointer */
+#define BERYL_NIC_IF_Q_CONS_PTR_LSB 0u
+#define BERYL_NIC_IF_Q_CONS_PTR_W 16u
+#define BERYL_NIC_IF_Q_CONS_PTR_MASK 0x0000ffffu
+#define BERYL_NIC_IF_Q_STATUS_OFFSET 140u                       /* RO Queue access status */
+#define BERYL_NIC_IF_Q_STATUS_ERR_LSB 0u
+#define BERYL_NIC_IF_Q_STATUS_ERR_W 1u
+#define BERYL_NIC_IF_Q_STATUS_ERR_MASK 0x00000001u
+#define BERYL_NIC_IF_Q_STAT_PKTS_LO_OFFSET 144u                 /* RO Queue statistics: packets, low */
+#define BERYL_NIC_IF_Q_STAT_PKTS_HI_OFFSET 148u                 /* RO Queue statistics: packets, high */
+#define BERYL_NIC_IF_Q_STAT_BYTES_LO_OFFSET 152u                /* RO Queue statistics: bytes, low */
+#define BERYL_NIC_IF_Q_STAT_BYTES_HI_OFFSET 156u                /* RO Queue statistics: bytes, high */
+#define BERYL_NIC_IF_Q_STAT_DROPS_LO_OFFSET 160u                /* RO Queue statistics: drops, low */
+#define BERYL_NIC_IF_Q_STAT_DROPS_HI_OFFSET 164u                /* RO Queue statistics: drops, high */
+#define BERYL_NIC_IF_RSS_CTRL_OFFSET 176u                       /* RW RSS control */
+#define BERYL_NIC_IF_RSS_CTRL_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_CTRL_ENABLE_LSB 0u
+#define BERYL_NIC_IF_RSS_CTRL_ENABLE_W 1u
+#define BERYL_NIC_IF_RSS_CTRL_ENABLE_MASK 0x00000001u
+#define BERYL_NIC_IF_RSS_CTRL_HASH_EN_LSB 8u
+#define BERYL_NIC_IF_RSS_CTRL_HASH_EN_W 6u
+#define BERYL_NIC_IF_RSS_CTRL_HASH_EN_MASK 0x00003f00u
+#define BERYL_NIC_IF_RSS_DEFAULT_QUEUE_OFFSET 180u              /* RW RSS default queue */
+#define BERYL_NIC_IF_RSS_DEFAULT_QUEUE_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_DEFAULT_QUEUE_QUEUE_LSB 0u
+#define BERYL_NIC_IF_RSS_DEFAULT_QUEUE_QUEUE_W 16u
+#define BERYL_NIC_IF_RSS_DEFAULT_QUEUE_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_RSS_TBL_IDX_OFFSET 184u                    /* RW RSS table index */
+#define BERYL_NIC_IF_RSS_TBL_IDX_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_TBL_IDX_INDEX_LSB 0u
+#define BERYL_NIC_IF_RSS_TBL_IDX_INDEX_W 16u
+#define BERYL_NIC_IF_RSS_TBL_IDX_INDEX_MASK 0x0000ffffu
+#define BERYL_NIC_IF_RSS_TBL_DATA_OFFSET 188u                   /* RW RSS table data */
+#define BERYL_NIC_IF_RSS_TBL_DATA_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_TBL_DATA_QUEUE_LSB 0u
+#define BERYL_NIC_IF_RSS_TBL_DATA_QUEUE_W 16u
+#define BERYL_NIC_IF_RSS_TBL_DATA_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_RSS_KEY0_OFFSET 192u                       /* RW RSS key word 0 */
+#define BERYL_NIC_IF_RSS_KEY0_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY1_OFFSET 196u                       /* RW RSS key word 1 */
+#define BERYL_NIC_IF_RSS_KEY1_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY2_OFFSET 200u                       /* RW RSS key word 2 */
+#define BERYL_NIC_IF_RSS_KEY2_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY3_OFFSET 204u                       /* RW RSS key word 3 */
+#define BERYL_NIC_IF_RSS_KEY3_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY4_OFFSET 208u                       /* RW RSS key word 4 */
+#define BERYL_NIC_IF_RSS_KEY4_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY5_OFFSET 212u                       /* RW RSS key word 5 */
+#define BERYL_NIC_IF_RSS_KEY5_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY6_OFFSET 216u                       /* RW RSS key word 6 */
+#define BERYL_NIC_IF_RSS_KEY6_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY7_OFFSET 220u                       /* RW RSS key word 7 */
+#define BERYL_NIC_IF_RSS_KEY7_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY8_OFFSET 224u                       /* RW RSS key word 8 */
+#define BERYL_NIC_IF_RSS_KEY8_RESET 0x00000000u
+#define BERYL_NIC_IF_RSS_KEY9_OFFSET 228u                       /* RW RSS key word 9 */
+#define BERYL_NIC_IF_RSS_KEY9_RESET 0x00000000u
+#define BERYL_NIC_IF_PORT_SEL_OFFSET 232u                       /* RW Port select */
+#define BERYL_NIC_IF_PORT_SEL_RESET 0x00000000u
+#define BERYL_NIC_IF_PORT_SEL_PORT_LSB 0u
+#define BERYL_NIC_IF_PORT_SEL_PORT_W 8u
+#define BERYL_NIC_IF_PORT_SEL_PORT_MASK 0x000000ffu
+#define BERYL_NIC_IF_PORT_CTRL_OFFSET 236u                      /* RW Port control */
+#define BERYL_NIC_IF_PORT_CTRL_RESET 0x00000001u
+#define BERYL_NIC_IF_PORT_CTRL_TX_ENABLE_LSB 0u
+#define BERYL_NIC_IF_PORT_CTRL_TX_ENABLE_W 1u
+#define BERYL_NIC_IF_PORT_CTRL_TX_ENABLE_MASK 0x00000001u
+#define BERYL_NIC_IF_PORT_TX_PKTS_OFFSET 240u                   /* RO Port TX packets */
+#define BERYL_NIC_IF_PORT_TX_BYTES_OFFSET 244u                  /* RO Port TX bytes */
+#define BERYL_NIC_IF_PORT_RX_PKTS_OFFSET 248u                   /* RO Port RX packets */
+#define BERYL_NIC_IF_PORT_RX_BYTES_OFFSET 252u                  /* RO Port RX bytes */
+#define BERYL_NIC_IF_TX_PKTS_OFFSET 256u                        /* RO TX packets */
+#define BERYL_NIC_IF_TX_BYTES_OFFSET 260u                       /* RO TX bytes */
+#define BERYL_NIC_IF_TX_DROP_BAD_DESC_OFFSET 264u               /* RO TX bad descriptors */
+#define BERYL_NIC_IF_TX_DMA_ERR_OFFSET 268u                     /* RO TX DMA errors */
+#define BERYL_NIC_IF_RX_PKTS_OFFSET 272u                        /* RO RX packets */
+#define BERYL_NIC_IF_RX_BYTES_OFFSET 276u                       /* RO RX bytes */
+#define BERYL_NIC_IF_RX_DROP_NO_DESC_OFFSET 280u                /* RO RX drops: no descriptor */
+#define BERYL_NIC_IF_RX_DROP_DISABLED_OFFSET 284u               /* RO RX drops: queue disabled */
+#define BERYL_NIC_IF_RX_DROP_TOO_LONG_OFFSET 288u               /* RO RX drops: buffer too short */
+#define BERYL_NIC_IF_RX_DROP_NO_SLOT_OFFSET 292u                /* RO RX drops: no frame slot */
+#define BERYL_NIC_IF_RX_DROP_OVERSIZE_OFFSET 296u               /* RO RX drops: oversize */
+#define BERYL_NIC_IF_RX_DROP_MAC_ERR_OFFSET 300u                /* RO RX drops: MAC error */
+#define BERYL_NIC_IF_RX_DMA_ERR_OFFSET 304u                     /* RO RX DMA errors */
+#define BERYL_NIC_IF_CQ_DROP_FULL_OFFSET 308u                   /* RO Completions dropped: CQ full */
+#define BERYL_NIC_IF_CQ_DROP_DISABLED_OFFSET 312u               /* RO Completions dropped: CQ disabled */
+#define BERYL_NIC_IF_EQ_DROP_FULL_OFFSET 316u                   /* RO Events dropped: EQ full */
+#define BERYL_NIC_IF_EQ_DROP_DISABLED_OFFSET 320u               /* RO Events dropped: EQ disabled */
+#define BERYL_NIC_IF_CPL_DMA_ERR_OFFSET 324u                    /* RO Completion DMA errors */
+#define BERYL_NIC_IF_DB_BAD_OFFSET 328u                         /* RO Bad doorbells */
+#define BERYL_NIC_IF_IRQ_COUNT_OFFSET 332u                      /* RO Interrupts */
+#define BERYL_NIC_IF_IRQ_MERGED_OFFSET 336u                     /* RO Interrupts merged */
 
 #endif /* BERYL_REGS_H */

@@ -4,7 +4,7 @@
 
 Flat constants carry the same names as rtl/regs/beryl_regs_pkg.sv (and sw/include/beryl_regs.h
 without its BERYL_ prefix). BLOCKS describes each block: key -> dict(name, title, type,
-version, base, next, window, regs), where regs maps a register name to dict(offset, access,
+version, base, next, window, app, regs), where regs maps a register name to dict(offset, access,
 reset, fields) and fields maps a field name to (lsb, width). BLOCK_BY_TYPE maps a TYPE id
 to its BLOCKS key.
 """
@@ -140,6 +140,208 @@ MSIX_TEST_IRQ_VECTOR_W = 16
 MSIX_TEST_IRQ_VECTOR_MASK = 0x0000ffff
 MSIX_MSG_SENT_COUNT_OFFSET = 28                         # RO Messages sent
 MSIX_MSG_DEFERRED_COUNT_OFFSET = 32                     # RO Messages deferred
+NIC_IF_BLOCK_TYPE = 0x42520020                          # NIC interface block (in the APP window)
+NIC_IF_BLOCK_VERSION = 0x00010000                       # register interface version, 8.8.16
+NIC_IF_BLOCK_ADDR_W = 9                                 # window of one instance is 2**ADDR_W bytes
+NIC_IF_REG_COUNT = 85                                   # 32-bit words from +0x0 to the last register
+NIC_IF_TYPE_OFFSET = 0                                  # RO Block type
+NIC_IF_VERSION_OFFSET = 4                               # RO Block version
+NIC_IF_NEXT_OFFSET = 8                                  # RO Next block
+NIC_IF_IF_INDEX_OFFSET = 12                             # RO Interface index
+NIC_IF_IF_COUNT_OFFSET = 16                             # RO Interface count
+NIC_IF_PORT_COUNT_OFFSET = 20                           # RO Port count
+NIC_IF_TXQ_COUNT_OFFSET = 24                            # RO TX queue count
+NIC_IF_RXQ_COUNT_OFFSET = 28                            # RO RX queue count
+NIC_IF_CQ_COUNT_OFFSET = 32                             # RO Completion queue count
+NIC_IF_EQ_COUNT_OFFSET = 36                             # RO Event queue count
+NIC_IF_TX_SLOTS_OFFSET = 40                             # RO TX packets in flight
+NIC_IF_RX_SLOTS_OFFSET = 44                             # RO RX frames in flight
+NIC_IF_MAX_FRAME_OFFSET = 48                            # RO Max frame
+NIC_IF_RSS_TABLE_SIZE_OFFSET = 52                       # RO RSS table size
+NIC_IF_DESC_BATCH_OFFSET = 56                           # RO Descriptor batch
+NIC_IF_CPL_BATCH_OFFSET = 60                            # RO Completion batch
+NIC_IF_MAX_DESC_PER_PKT_OFFSET = 64                     # RO Descriptors per packet
+NIC_IF_FEATURES_OFFSET = 68                             # RO Features
+NIC_IF_FEATURES_TX_CSUM_LSB = 0
+NIC_IF_FEATURES_TX_CSUM_W = 1
+NIC_IF_FEATURES_TX_CSUM_MASK = 0x00000001
+NIC_IF_FEATURES_RX_CSUM_LSB = 1
+NIC_IF_FEATURES_RX_CSUM_W = 1
+NIC_IF_FEATURES_RX_CSUM_MASK = 0x00000002
+NIC_IF_FEATURES_RSS_LSB = 2
+NIC_IF_FEATURES_RSS_W = 1
+NIC_IF_FEATURES_RSS_MASK = 0x00000004
+NIC_IF_FEATURES_TX_SG_LSB = 3
+NIC_IF_FEATURES_TX_SG_W = 1
+NIC_IF_FEATURES_TX_SG_MASK = 0x00000008
+NIC_IF_TXQ_DB_OFFSET = 80                               # WO TX queue doorbell
+NIC_IF_TXQ_DB_RESET = 0x00000000
+NIC_IF_TXQ_DB_QUEUE_LSB = 0
+NIC_IF_TXQ_DB_QUEUE_W = 16
+NIC_IF_TXQ_DB_QUEUE_MASK = 0x0000ffff
+NIC_IF_TXQ_DB_PTR_LSB = 16
+NIC_IF_TXQ_DB_PTR_W = 16
+NIC_IF_TXQ_DB_PTR_MASK = 0xffff0000
+NIC_IF_RXQ_DB_OFFSET = 84                               # WO RX queue doorbell
+NIC_IF_RXQ_DB_RESET = 0x00000000
+NIC_IF_RXQ_DB_QUEUE_LSB = 0
+NIC_IF_RXQ_DB_QUEUE_W = 16
+NIC_IF_RXQ_DB_QUEUE_MASK = 0x0000ffff
+NIC_IF_RXQ_DB_PTR_LSB = 16
+NIC_IF_RXQ_DB_PTR_W = 16
+NIC_IF_RXQ_DB_PTR_MASK = 0xffff0000
+NIC_IF_CQ_DB_OFFSET = 88                                # WO Completion queue doorbell
+NIC_IF_CQ_DB_RESET = 0x00000000
+NIC_IF_CQ_DB_QUEUE_LSB = 0
+NIC_IF_CQ_DB_QUEUE_W = 16
+NIC_IF_CQ_DB_QUEUE_MASK = 0x0000ffff
+NIC_IF_CQ_DB_PTR_LSB = 16
+NIC_IF_CQ_DB_PTR_W = 16
+NIC_IF_CQ_DB_PTR_MASK = 0xffff0000
+NIC_IF_CQ_DB_ARM_OFFSET = 92                            # WO Completion queue doorbell and arm
+NIC_IF_CQ_DB_ARM_RESET = 0x00000000
+NIC_IF_CQ_DB_ARM_QUEUE_LSB = 0
+NIC_IF_CQ_DB_ARM_QUEUE_W = 16
+NIC_IF_CQ_DB_ARM_QUEUE_MASK = 0x0000ffff
+NIC_IF_CQ_DB_ARM_PTR_LSB = 16
+NIC_IF_CQ_DB_ARM_PTR_W = 16
+NIC_IF_CQ_DB_ARM_PTR_MASK = 0xffff0000
+NIC_IF_EQ_DB_OFFSET = 96                                # WO Event queue doorbell
+NIC_IF_EQ_DB_RESET = 0x00000000
+NIC_IF_EQ_DB_QUEUE_LSB = 0
+NIC_IF_EQ_DB_QUEUE_W = 16
+NIC_IF_EQ_DB_QUEUE_MASK = 0x0000ffff
+NIC_IF_EQ_DB_PTR_LSB = 16
+NIC_IF_EQ_DB_PTR_W = 16
+NIC_IF_EQ_DB_PTR_MASK = 0xffff0000
+NIC_IF_EQ_DB_ARM_OFFSET = 100                           # WO Event queue doorbell and arm
+NIC_IF_EQ_DB_ARM_RESET = 0x00000000
+NIC_IF_EQ_DB_ARM_QUEUE_LSB = 0
+NIC_IF_EQ_DB_ARM_QUEUE_W = 16
+NIC_IF_EQ_DB_ARM_QUEUE_MASK = 0x0000ffff
+NIC_IF_EQ_DB_ARM_PTR_LSB = 16
+NIC_IF_EQ_DB_ARM_PTR_W = 16
+NIC_IF_EQ_DB_ARM_PTR_MASK = 0xffff0000
+NIC_IF_Q_SEL_OFFSET = 112                               # RW Queue select
+NIC_IF_Q_SEL_RESET = 0x00000000
+NIC_IF_Q_SEL_QUEUE_LSB = 0
+NIC_IF_Q_SEL_QUEUE_W = 24
+NIC_IF_Q_SEL_QUEUE_MASK = 0x00ffffff
+NIC_IF_Q_SEL_TYPE_LSB = 28
+NIC_IF_Q_SEL_TYPE_W = 2
+NIC_IF_Q_SEL_TYPE_MASK = 0x30000000
+NIC_IF_Q_BASE_LO_OFFSET = 116                           # RW Queue base address, low
+NIC_IF_Q_BASE_HI_OFFSET = 120                           # RW Queue base address, high
+NIC_IF_Q_CTRL_OFFSET = 124                              # RW Queue control
+NIC_IF_Q_CTRL_ENABLE_LSB = 0
+NIC_IF_Q_CTRL_ENABLE_W = 1
+NIC_IF_Q_CTRL_ENABLE_MASK = 0x00000001
+NIC_IF_Q_CTRL_ARMED_LSB = 1
+NIC_IF_Q_CTRL_ARMED_W = 1
+NIC_IF_Q_CTRL_ARMED_MASK = 0x00000002
+NIC_IF_Q_CTRL_LOG_SIZE_LSB = 8
+NIC_IF_Q_CTRL_LOG_SIZE_W = 4
+NIC_IF_Q_CTRL_LOG_SIZE_MASK = 0x00000f00
+NIC_IF_Q_CTRL_PORT_LSB = 16
+NIC_IF_Q_CTRL_PORT_W = 8
+NIC_IF_Q_CTRL_PORT_MASK = 0x00ff0000
+NIC_IF_Q_TARGET_OFFSET = 128                            # RW Queue target
+NIC_IF_Q_PROD_OFFSET = 132                              # RW Queue producer pointer
+NIC_IF_Q_PROD_PTR_LSB = 0
+NIC_IF_Q_PROD_PTR_W = 16
+NIC_IF_Q_PROD_PTR_MASK = 0x0000ffff
+NIC_IF_Q_CONS_OFFSET = 136                              # RW Queue consumer pointer
+NIC_IF_Q_CONS_PTR_LSB = 0
+NIC_IF_Q_CONS_PTR_W = 16
+NIC_IF_Q_CONS_PTR_MASK = 0x0000ffff
+NIC_IF_Q_STATUS_OFFSET = 140                            # RO Queue access status
+NIC_IF_Q_STATUS_ERR_LSB = 0
+NIC_IF_Q_STATUS_ERR_W = 1
+NIC_IF_Q_STATUS_ERR_MASK = 0x00000001
+NIC_IF_Q_STAT_PKTS_LO_OFFSET = 144                      # RO Queue statistics: packets, low
+NIC_IF_Q_STAT_PKTS_HI_OFFSET = 148                      # RO Queue statistics: packets, high
+NIC_IF_Q_STAT_BYTES_LO_OFFSET = 152                     # RO Queue statistics: bytes, low
+NIC_IF_Q_STAT_BYTES_HI_OFFSET = 156                     # RO Queue statistics: bytes, high
+NIC_IF_Q_STAT_DROPS_LO_OFFSET = 160                     # RO Queue statistics: drops, low
+NIC_IF_Q_STAT_DROPS_HI_OFFSET = 164                     # RO Queue statistics: drops, high
+NIC_IF_RSS_CTRL_OFFSET = 176                            # RW RSS control
+NIC_IF_RSS_CTRL_RESET = 0x00000000
+NIC_IF_RSS_CTRL_ENABLE_LSB = 0
+NIC_IF_RSS_CTRL_ENABLE_W = 1
+NIC_IF_RSS_CTRL_ENABLE_MASK = 0x00000001
+NIC_IF_RSS_CTRL_HASH_EN_LSB = 8
+NIC_IF_RSS_CTRL_HASH_EN_W = 6
+NIC_IF_RSS_CTRL_HASH_EN_MASK = 0x00003f00
+NIC_IF_RSS_DEFAULT_QUEUE_OFFSET = 180                   # RW RSS default queue
+NIC_IF_RSS_DEFAULT_QUEUE_RESET = 0x00000000
+NIC_IF_RSS_DEFAULT_QUEUE_QUEUE_LSB = 0
+NIC_IF_RSS_DEFAULT_QUEUE_QUEUE_W = 16
+NIC_IF_RSS_DEFAULT_QUEUE_QUEUE_MASK = 0x0000ffff
+NIC_IF_RSS_TBL_IDX_OFFSET = 184                         # RW RSS table index
+NIC_IF_RSS_TBL_IDX_RESET = 0x00000000
+NIC_IF_RSS_TBL_IDX_INDEX_LSB = 0
+NIC_IF_RSS_TBL_IDX_INDEX_W = 16
+NIC_IF_RSS_TBL_IDX_INDEX_MASK = 0x0000ffff
+NIC_IF_RSS_TBL_DATA_OFFSET = 188                        # RW RSS table data
+NIC_IF_RSS_TBL_DATA_RESET = 0x00000000
+NIC_IF_RSS_TBL_DATA_QUEUE_LSB = 0
+NIC_IF_RSS_TBL_DATA_QUEUE_W = 16
+NIC_IF_RSS_TBL_DATA_QUEUE_MASK = 0x0000ffff
+NIC_IF_RSS_KEY0_OFFSET = 192                            # RW RSS key word 0
+NIC_IF_RSS_KEY0_RESET = 0x00000000
+NIC_IF_RSS_KEY1_OFFSET = 196                            # RW RSS key word 1
+NIC_IF_RSS_KEY1_RESET = 0x00000000
+NIC_IF_RSS_KEY2_OFFSET = 200                            # RW RSS key word 2
+NIC_IF_RSS_KEY2_RESET = 0x00000000
+NIC_IF_RSS_KEY3_OFFSET = 204                            # RW RSS key word 3
+NIC_IF_RSS_KEY3_RESET = 0x00000000
+NIC_IF_RSS_KEY4_OFFSET = 208                            # RW RSS key word 4
+NIC_IF_RSS_KEY4_RESET = 0x00000000
+NIC_IF_RSS_KEY5_OFFSET = 212                            # RW RSS key word 5
+NIC_IF_RSS_KEY5_RESET = 0x00000000
+NIC_IF_RSS_KEY6_OFFSET = 216                            # RW RSS key word 6
+NIC_IF_RSS_KEY6_RESET = 0x00000000
+NIC_IF_RSS_KEY7_OFFSET = 220                            # RW RSS key word 7
+NIC_IF_RSS_KEY7_RESET = 0x00000000
+NIC_IF_RSS_KEY8_OFFSET = 224                            # RW RSS key word 8
+NIC_IF_RSS_KEY8_RESET = 0x00000000
+NIC_IF_RSS_KEY9_OFFSET = 228                            # RW RSS key word 9
+NIC_IF_RSS_KEY9_RESET = 0x00000000
+NIC_IF_PORT_SEL_OFFSET = 232                            # RW Port select
+NIC_IF_PORT_SEL_RESET = 0x00000000
+NIC_IF_PORT_SEL_PORT_LSB = 0
+NIC_IF_PORT_SEL_PORT_W = 8
+NIC_IF_PORT_SEL_PORT_MASK = 0x000000ff
+NIC_IF_PORT_CTRL_OFFSET = 236                           # RW Port control
+NIC_IF_PORT_CTRL_RESET = 0x00000001
+NIC_IF_PORT_CTRL_TX_ENABLE_LSB = 0
+NIC_IF_PORT_CTRL_TX_ENABLE_W = 1
+NIC_IF_PORT_CTRL_TX_ENABLE_MASK = 0x00000001
+NIC_IF_PORT_TX_PKTS_OFFSET = 240                        # RO Port TX packets
+NIC_IF_PORT_TX_BYTES_OFFSET = 244                       # RO Port TX bytes
+NIC_IF_PORT_RX_PKTS_OFFSET = 248                        # RO Port RX packets
+NIC_IF_PORT_RX_BYTES_OFFSET = 252                       # RO Port RX bytes
+NIC_IF_TX_PKTS_OFFSET = 256                             # RO TX packets
+NIC_IF_TX_BYTES_OFFSET = 260                            # RO TX bytes
+NIC_IF_TX_DROP_BAD_DESC_OFFSET = 264                    # RO TX bad descriptors
+NIC_IF_TX_DMA_ERR_OFFSET = 268                          # RO TX DMA errors
+NIC_IF_RX_PKTS_OFFSET = 272                             # RO RX packets
+NIC_IF_RX_BYTES_OFFSET = 276                            # RO RX bytes
+NIC_IF_RX_DROP_NO_DESC_OFFSET = 280                     # RO RX drops: no descriptor
+NIC_IF_RX_DROP_DISABLED_OFFSET = 284                    # RO RX drops: queue disabled
+NIC_IF_RX_DROP_TOO_LONG_OFFSET = 288                    # RO RX drops: buffer too short
+NIC_IF_RX_DROP_NO_SLOT_OFFSET = 292                     # RO RX drops: no frame slot
+NIC_IF_RX_DROP_OVERSIZE_OFFSET = 296                    # RO RX drops: oversize
+NIC_IF_RX_DROP_MAC_ERR_OFFSET = 300                     # RO RX drops: MAC error
+NIC_IF_RX_DMA_ERR_OFFSET = 304                          # RO RX DMA errors
+NIC_IF_CQ_DROP_FULL_OFFSET = 308                        # RO Completions dropped: CQ full
+NIC_IF_CQ_DROP_DISABLED_OFFSET = 312                    # RO Completions dropped: CQ disabled
+NIC_IF_EQ_DROP_FULL_OFFSET = 316                        # RO Events dropped: EQ full
+NIC_IF_EQ_DROP_DISABLED_OFFSET = 320                    # RO Events dropped: EQ disabled
+NIC_IF_CPL_DMA_ERR_OFFSET = 324                         # RO Completion DMA errors
+NIC_IF_DB_BAD_OFFSET = 328                              # RO Bad doorbells
+NIC_IF_IRQ_COUNT_OFFSET = 332                           # RO Interrupts
+NIC_IF_IRQ_MERGED_OFFSET = 336                          # RO Interrupts merged
 
 BLOCKS = {
     'id': {
@@ -150,6 +352,7 @@ BLOCKS = {
         'base': 0x00000000,
         'next': 0x00000100,
         'window': 0x00000100,
+        'app': False,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520001, 'fields': {'ID': (0, 32)}},
             'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x01000000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
@@ -171,6 +374,7 @@ BLOCKS = {
         'base': 0x00000100,
         'next': 0x00000200,
         'window': 0x00000100,
+        'app': False,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520010, 'fields': {'ID': (0, 32)}},
             'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x01000000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
@@ -204,6 +408,7 @@ BLOCKS = {
         'base': 0x00000200,
         'next': 0x00000000,
         'window': 0x00000100,
+        'app': False,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520011, 'fields': {'ID': (0, 32)}},
             'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x01000000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
@@ -216,10 +421,102 @@ BLOCKS = {
             'MSG_DEFERRED_COUNT': {'offset': 0x20, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
+    'nic_if': {
+        'name': 'NIC_IF',
+        'title': 'NIC interface',
+        'type': 0x42520020,
+        'version': 0x00010000,
+        'base': 0x00020000,
+        'next': 0x00000000,
+        'window': 0x00000200,
+        'app': True,
+        'regs': {
+            'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520020, 'fields': {'ID': (0, 32)}},
+            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00010000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
+            'NEXT': {'offset': 0x08, 'access': 'RO', 'reset': 0x00000000, 'fields': {'OFFSET': (0, 32)}},
+            'IF_INDEX': {'offset': 0x0c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'IF_COUNT': {'offset': 0x10, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'PORT_COUNT': {'offset': 0x14, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'TXQ_COUNT': {'offset': 0x18, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'RXQ_COUNT': {'offset': 0x1c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'CQ_COUNT': {'offset': 0x20, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'EQ_COUNT': {'offset': 0x24, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'TX_SLOTS': {'offset': 0x28, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'RX_SLOTS': {'offset': 0x2c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'MAX_FRAME': {'offset': 0x30, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'RSS_TABLE_SIZE': {'offset': 0x34, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'DESC_BATCH': {'offset': 0x38, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'CPL_BATCH': {'offset': 0x3c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'MAX_DESC_PER_PKT': {'offset': 0x40, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'FEATURES': {'offset': 0x44, 'access': 'RO', 'reset': None, 'fields': {'TX_CSUM': (0, 1), 'RX_CSUM': (1, 1), 'RSS': (2, 1), 'TX_SG': (3, 1)}},
+            'TXQ_DB': {'offset': 0x50, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
+            'RXQ_DB': {'offset': 0x54, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
+            'CQ_DB': {'offset': 0x58, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
+            'CQ_DB_ARM': {'offset': 0x5c, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
+            'EQ_DB': {'offset': 0x60, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
+            'EQ_DB_ARM': {'offset': 0x64, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
+            'Q_SEL': {'offset': 0x70, 'access': 'RW', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 24), 'TYPE': (28, 2)}},
+            'Q_BASE_LO': {'offset': 0x74, 'access': 'RW', 'reset': None, 'fields': {'ADDR': (0, 32)}},
+            'Q_BASE_HI': {'offset': 0x78, 'access': 'RW', 'reset': None, 'fields': {'ADDR': (0, 32)}},
+            'Q_CTRL': {'offset': 0x7c, 'access': 'RW', 'reset': None, 'fields': {'ENABLE': (0, 1), 'ARMED': (1, 1), 'LOG_SIZE': (8, 4), 'PORT': (16, 8)}},
+            'Q_TARGET': {'offset': 0x80, 'access': 'RW', 'reset': None, 'fields': {'TARGET': (0, 32)}},
+            'Q_PROD': {'offset': 0x84, 'access': 'RW', 'reset': None, 'fields': {'PTR': (0, 16)}},
+            'Q_CONS': {'offset': 0x88, 'access': 'RW', 'reset': None, 'fields': {'PTR': (0, 16)}},
+            'Q_STATUS': {'offset': 0x8c, 'access': 'RO', 'reset': None, 'fields': {'ERR': (0, 1)}},
+            'Q_STAT_PKTS_LO': {'offset': 0x90, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'Q_STAT_PKTS_HI': {'offset': 0x94, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'Q_STAT_BYTES_LO': {'offset': 0x98, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'Q_STAT_BYTES_HI': {'offset': 0x9c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'Q_STAT_DROPS_LO': {'offset': 0xa0, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'Q_STAT_DROPS_HI': {'offset': 0xa4, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RSS_CTRL': {'offset': 0xb0, 'access': 'RW', 'reset': 0x00000000, 'fields': {'ENABLE': (0, 1), 'HASH_EN': (8, 6)}},
+            'RSS_DEFAULT_QUEUE': {'offset': 0xb4, 'access': 'RW', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16)}},
+            'RSS_TBL_IDX': {'offset': 0xb8, 'access': 'RW', 'reset': 0x00000000, 'fields': {'INDEX': (0, 16)}},
+            'RSS_TBL_DATA': {'offset': 0xbc, 'access': 'RW', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16)}},
+            'RSS_KEY0': {'offset': 0xc0, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY1': {'offset': 0xc4, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY2': {'offset': 0xc8, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY3': {'offset': 0xcc, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY4': {'offset': 0xd0, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY5': {'offset': 0xd4, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY6': {'offset': 0xd8, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY7': {'offset': 0xdc, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY8': {'offset': 0xe0, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'RSS_KEY9': {'offset': 0xe4, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
+            'PORT_SEL': {'offset': 0xe8, 'access': 'RW', 'reset': 0x00000000, 'fields': {'PORT': (0, 8)}},
+            'PORT_CTRL': {'offset': 0xec, 'access': 'RW', 'reset': 0x00000001, 'fields': {'TX_ENABLE': (0, 1)}},
+            'PORT_TX_PKTS': {'offset': 0xf0, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_TX_BYTES': {'offset': 0xf4, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_RX_PKTS': {'offset': 0xf8, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_RX_BYTES': {'offset': 0xfc, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TX_PKTS': {'offset': 0x100, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TX_BYTES': {'offset': 0x104, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TX_DROP_BAD_DESC': {'offset': 0x108, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TX_DMA_ERR': {'offset': 0x10c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_PKTS': {'offset': 0x110, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_BYTES': {'offset': 0x114, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DROP_NO_DESC': {'offset': 0x118, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DROP_DISABLED': {'offset': 0x11c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DROP_TOO_LONG': {'offset': 0x120, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DROP_NO_SLOT': {'offset': 0x124, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DROP_OVERSIZE': {'offset': 0x128, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DROP_MAC_ERR': {'offset': 0x12c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DMA_ERR': {'offset': 0x130, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'CQ_DROP_FULL': {'offset': 0x134, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'CQ_DROP_DISABLED': {'offset': 0x138, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'EQ_DROP_FULL': {'offset': 0x13c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'EQ_DROP_DISABLED': {'offset': 0x140, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'CPL_DMA_ERR': {'offset': 0x144, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'DB_BAD': {'offset': 0x148, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'IRQ_COUNT': {'offset': 0x14c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'IRQ_MERGED': {'offset': 0x150, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+        },
+    },
 }
 
 BLOCK_BY_TYPE = {
     0x42520001: 'id',
     0x42520010: 'pcie',
     0x42520011: 'msix',
+    0x42520020: 'nic_if',
 }

@@ -62,11 +62,15 @@ def test_outputs_agree():
     for name, value in c.items():
         assert getattr(R, name) == value, name
     # The chain: identity at 0, NEXT pointers in placement order, last is 0.
-    blocks = list(R.BLOCKS.values())
+    blocks = [b for b in R.BLOCKS.values() if not b["app"]]
     assert blocks[0]["base"] == 0
     for a, b in zip(blocks, blocks[1:]):
         assert a["next"] == b["base"]
     assert blocks[-1]["next"] == 0
+    # App blocks (placed by a NIC build in the APP window) fit one inside the window.
+    for b in R.BLOCKS.values():
+        if b["app"]:
+            assert R.APP_BASE <= b["base"] and b["window"] <= R.APP_SIZE
 
 
 def test_banner():
