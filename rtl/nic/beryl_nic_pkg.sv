@@ -47,7 +47,6 @@ package beryl_nic_pkg;
   localparam int HASH_EN_IPV6_TCP = 4;
   localparam int HASH_EN_IPV6_UDP = 5;
 
-  /* verilator lint_on UNUSEDPARAM */
 
   // IPv4 header without options (RFC 791 section 3.1)
   typedef struct packed {
@@ -134,6 +133,8 @@ package beryl_nic_pkg;
   localparam int CPL_FLAG_HASH_VALID = 1;       // rss_hash / hash_type hold the RSS hash
 
   // TX and RX completion, 32 bytes. The phase bit is written last in the entry's top byte.
+  // (`queue` is a keyword only in SystemC, which this package never meets.)
+  /* verilator lint_off SYMRSVDWORD */
   typedef struct packed {
     logic        phase;         // byte 31 bit 7: flips each pass around the ring, 1 on the first
     logic [6:0]  rsvd1;         // byte 31 bits 6:0
@@ -150,6 +151,7 @@ package beryl_nic_pkg;
     logic [15:0] index;         // bytes 2-3: ring index of the packet's (first) descriptor
     logic [15:0] queue;         // bytes 0-1: TX or RX queue
   } cpl_t;
+  /* verilator lint_on SYMRSVDWORD */
 
   // Event entry, 32 bytes: "completion queue CQ has new entries".
   localparam logic [15:0] EVT_CPL = 16'd0;
@@ -176,6 +178,7 @@ package beryl_nic_pkg;
   localparam logic [1:0] TXS_DISABLED = 2'd2;
   localparam logic [1:0] TXS_ERROR    = 2'd3;  // bad descriptor or DMA error; queue may have more
 
+  /* verilator lint_on UNUSEDPARAM */
 endpackage
 
 `resetall

@@ -21,7 +21,7 @@ module beryl_pcie_host_if #(
   parameter logic [31:0] BUILD_DATE = 32'h0,     // BCD YYYYMMDD
   parameter logic [31:0] BUILD_TIME = 32'h0,     // BCD 00HHMMSS
   parameter int APP_ADDR_W     = beryl_regs_pkg::APP_ADDR_W,   // fixed by the register map
-  parameter bit APP_CHAIN      = 1'b0,           // 1: register blocks start at APP offset 0 (NIC build); MSI-X NEXT points there
+  parameter bit APP_CHAIN      = 1'b0,           // 1: blocks at APP offset 0 (NIC build): MSI-X NEXT points there
   parameter int BAR0_ADDR_W    = beryl_regs_pkg::BAR0_ADDR_W,  // fixed by the register map
   parameter int SEG_COUNT      = 2,
   parameter int SEG_DATA_W     = TLP_DATA_W,

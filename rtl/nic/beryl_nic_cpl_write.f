@@ -1,0 +1,3 @@
+beryl_nic_pkg.sv
+-f ../pcie/beryl_dma_psdp_ram.f
+beryl_nic_cpl_write.sv

@@ -1,0 +1,2 @@
+../regs/beryl_regs_pkg.sv
+beryl_nic_if_regs.sv

@@ -1,0 +1,1 @@
+beryl_nic_irq_mod.sv

@@ -1,0 +1,1 @@
+beryl_nic_stats_ram.sv

@@ -1,0 +1,4 @@
+-f ../pcie/beryl_pcie_us_top.f
+-f ../regs/beryl_axil_decode.f
+-f beryl_nic_if.f
+beryl_nic_us_top.sv

@@ -1,0 +1,1 @@
+beryl_dma_desc_mux.sv

@@ -1,0 +1,1 @@
+beryl_dma_ram_rd_demux.sv
