@@ -19,6 +19,7 @@ module beryl_nic_if #(
   parameter int          MAX_FRAME    = 16384,   // largest frame, bytes, power of two (slot size)
   parameter int          RSS_TABLE_SIZE = 256,   // RSS indirection entries, power of two >= 128
   parameter int          DESC_BATCH   = 8,       // TX descriptors per fetch, power of two
+  parameter int          TX_BATCH_SLOTS = 8,     // TX descriptor batches in flight, 1..16
   parameter int          CPL_BATCH    = 8,       // completion/event entries per DMA, power of two
   parameter int          MAX_DESC_PER_PKT = 16,  // TX descriptors per packet
   parameter int          SCHED_CMDS   = 8,       // scheduler commands in flight per port
@@ -450,6 +451,7 @@ module beryl_nic_if #(
     .PKT_SLOTS        (TX_SLOTS),
     .SLOT_BYTES       (MAX_FRAME),
     .DESC_BATCH       (DESC_BATCH),
+    .BATCH_SLOTS      (TX_BATCH_SLOTS),
     .MAX_DESC_PER_PKT (MAX_DESC_PER_PKT),
     .LEN_W            (LEN_W),
     .TAG_W            (CTAG_W),

@@ -103,7 +103,7 @@ module beryl_nic_us_top #(
 );
 
   localparam int IFS_W      = (IF_COUNT > 1) ? $clog2(IF_COUNT) : 0;
-  localparam int IF_TAG_W   = 8;
+  localparam int IF_TAG_W   = 10;      // 8 bits per DMA client inside an interface
   localparam int TAG_W      = IF_TAG_W + IFS_W;
   localparam int REGION_W   = $clog2(TX_SLOTS * MAX_FRAME) + 1;
   localparam int IF_RAM_W   = REGION_W + 2;

@@ -82,6 +82,13 @@ class Ring:
         return bytes(self.mem[off:off + self.stride]) if phase == want else None
 
 
+def buffers(alloc, count, size):
+    """`count` host buffers of `size` bytes carved from one allocation: [(bus address, view)]."""
+    addr, mem = alloc(count * size)
+    view = memoryview(mem)
+    return [(addr + i * size, view[i * size:(i + 1) * size]) for i in range(count)]
+
+
 class NicInterface:
     def __init__(self, dev, base):
         self.dev, self.base = dev, base
@@ -89,7 +96,6 @@ class NicInterface:
         self.txq, self.rxq, self.cq = {}, {}, {}
         self.eq = None
         self.tx_pending = {}   # (txq, first index) -> descriptors of the packet
-        self.rx_bufs = {}      # rxq -> list of (addr, buffer) per ring slot
         self.rx_buf_size = 0
         self.events = 0
         self.irq = False
@@ -170,7 +176,7 @@ class NicInterface:
             self.cq[i] = cq
             await self.setup_queue(CQ, i, cq, target=0, armed=irq)
             ring = Ring(alloc, log_size, DESC_BYTES)
-            ring.bufs = [alloc(tx_buf_size) for _ in range(ring.size)]
+            ring.bufs = buffers(alloc, ring.size, tx_buf_size)
             self.txq[i] = ring
             port = ports[i] if ports else i % self.p["PORT_COUNT"]
             await self.setup_queue(TXQ, i, ring, target=i, port=port)
@@ -180,7 +186,7 @@ class NicInterface:
             self.cq[cqi] = cq
             await self.setup_queue(CQ, cqi, cq, target=0, armed=irq)
             ring = Ring(alloc, rx_log_size, DESC_BYTES)
-            ring.bufs = [alloc(rx_buf_size) for _ in range(ring.size)]
+            ring.bufs = buffers(alloc, ring.size, rx_buf_size)
             ring.cq = cqi
             self.rxq[j] = ring
             await self.setup_queue(RXQ, j, ring, target=cqi)

@@ -3,9 +3,9 @@
 // MAC side. LOOP = 0: each port's TX stream feeds its own RX; LOOP = 1: ports are cabled in pairs
 // (flat port 2k <-> 2k+1, so with two interfaces of one port each, interface 0 <-> interface 1).
 // One register stage per direction stands in for the cable. LOOP = 2 (benchmark): every TX port
-// drains into a sink that accepts at exactly LINE_GBPS line rate (preamble, SFD and 12-byte gap
-// charged per frame, as a MAC would), and every RX port is fed by a generator that sends gen_count
-// frames of gen_len bytes back to back at that line rate.
+// drains into a sink that accepts at exactly LINE_GBPS line rate (charging per frame the preamble
+// and SFD, the FCS the MAC appends and the 12-byte gap: 24 bytes), and every RX port is fed by a
+// generator that sends gen_count frames of gen_len bytes back to back at that line rate.
 `default_nettype none
 
 module tb_beryl_nic_us_top #(
@@ -181,7 +181,7 @@ module tb_beryl_nic_us_top #(
     logic [15:0] pos_q;        // byte offset of the next beat in the current frame
     integer      gcred_q;      // generator credit, quarter bytes
     for (genvar p = 0; p < NP; p++) begin : g_port
-      // TX sink: accept a beat when the credit is not negative; charge its bytes (+20 at the end)
+      // TX sink: accept a beat when the credit is not negative; charge its bytes (+24 at the end)
       integer cred_q;
       logic [6:0] nbytes;
       always_comb begin
@@ -191,9 +191,9 @@ module tb_beryl_nic_us_top #(
       assign tx_tready[p] = cred_q >= 0;
       always_ff @(posedge clk) begin
         cred_q <= cred_q + CREDIT4 - ((tx_tvalid[p] && tx_tready[p]) ?
-                  4 * (int'(nbytes) + (tx_tlast[p] ? 20 : 0)) : 0);
+                  4 * (int'(nbytes) + (tx_tlast[p] ? 24 : 0)) : 0);
         if (cred_q > 4 * 64) cred_q <= 4 * 64 - ((tx_tvalid[p] && tx_tready[p]) ?
-                  4 * (int'(nbytes) + (tx_tlast[p] ? 20 : 0)) : 0);
+                  4 * (int'(nbytes) + (tx_tlast[p] ? 24 : 0)) : 0);
         if (rst) cred_q <= 0;
       end
       // generator: the same frame on every RX port (ports are fed in lock step)
@@ -213,7 +213,8 @@ module tb_beryl_nic_us_top #(
       gcred_q <= gcred_q + CREDIT4;
       if (gcred_q > 4 * 64) gcred_q <= 4 * 64;
       if (go) begin
-        gcred_q <= gcred_q + CREDIT4 - 4 * ((rx_tlast[0] ? 32'(gen_len) - 32'(pos_q) : 32'd64) + (rx_tlast[0] ? 20 : 0));
+        gcred_q <= gcred_q + CREDIT4 -
+                   4 * ((rx_tlast[0] ? 32'(gen_len) - 32'(pos_q) : 32'd64) + (rx_tlast[0] ? 24 : 0));
         pos_q   <= rx_tlast[0] ? 16'd0 : pos_q + 16'd64;
         if (rx_tlast[0]) begin
           sent_q <= sent_q + 1;
