@@ -94,6 +94,7 @@ class NicInterface:
         self.dev, self.base = dev, base
         self.p = {}
         self.txq, self.rxq, self.cq = {}, {}, {}
+        self.txq_cq = {}       # TX queue -> its completion queue
         self.eq = None
         self.tx_pending = {}   # (txq, first index) -> descriptors of the packet
         self.rx_buf_size = 0
@@ -178,6 +179,7 @@ class NicInterface:
             ring = Ring(alloc, log_size, DESC_BYTES)
             ring.bufs = buffers(alloc, ring.size, tx_buf_size)
             self.txq[i] = ring
+            self.txq_cq[i] = i
             port = ports[i] if ports else i % self.p["PORT_COUNT"]
             await self.setup_queue(TXQ, i, ring, target=i, port=port)
         for j in range(rxq_count):
@@ -191,6 +193,18 @@ class NicInterface:
             self.rxq[j] = ring
             await self.setup_queue(RXQ, j, ring, target=cqi)
             await self.refill(j)
+
+    async def add_txq(self, txq, cq, log_size=6, port=0):
+        """Open one more TX queue `txq` with its own completion queue `cq` (any free indexes)."""
+        alloc = self.dev.alloc
+        ring = Ring(alloc, log_size, CPL_BYTES)
+        self.cq[cq] = ring
+        await self.setup_queue(CQ, cq, ring, target=0, armed=self.irq)
+        ring = Ring(alloc, log_size, DESC_BYTES)
+        ring.bufs = buffers(alloc, ring.size, self.tx_buf_size)
+        self.txq[txq] = ring
+        self.txq_cq[txq] = cq
+        await self.setup_queue(TXQ, txq, ring, target=cq, port=port)
 
     async def refill(self, rxq, count=None):
         """Post empty buffers to RX queue rxq (all free slots, or `count`)."""
@@ -256,7 +270,7 @@ class NicInterface:
         """Completions of TX queue txq (all TX queues if None); frees their descriptors."""
         out = []
         for i in ([txq] if txq is not None else list(self.txq)):
-            got = self._take(i)
+            got = self._take(self.txq_cq[i])
             for c in got:
                 n = self.tx_pending.pop((i, c.index), None)
                 if n is None:
@@ -264,7 +278,7 @@ class NicInterface:
                 ring = self.txq[i]
                 ring.cons = (c.index + n) & 0xFFFF
             if got:
-                await self._ack(i)
+                await self._ack(self.txq_cq[i])
             out += got
         return out
 

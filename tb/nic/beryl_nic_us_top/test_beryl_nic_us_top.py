@@ -155,8 +155,10 @@ async def test_loopback_lengths(dut):
     for q in (0, 1):
         mine = [f for k, f in enumerate(frames) if k % 2 == q]
         assert [f for f in got if f in set(mine)] == mine
+    nports = nif.p["PORT_COUNT"]
+    port_of = {f: (k % 2) % nports for k, f in enumerate(frames)}   # TX queue i sends on port i mod ports
     for _, f, c in rx:
-        assert (c.status, c.length, c.queue, c.port) == (N.CPL_OK, len(f), 0, 0)
+        assert (c.status, c.length, c.queue, c.port) == (N.CPL_OK, len(f), 0, port_of[f])
         assert c.hash_type == 0 and c.csum == ones_sum(f[14:])
     assert len(tx) == len(frames)
     assert all(c.status == N.CPL_OK for c in tx)
@@ -165,8 +167,10 @@ async def test_loopback_lengths(dut):
     total = sum(lengths)
     assert (cnt["tx_pkts"], cnt["tx_bytes"], cnt["rx_pkts"], cnt["rx_bytes"]) == (len(frames), total, len(frames), total)
     assert all(v == 0 for k, v in cnt.items() if "drop" in k or "err" in k or k == "db_bad"), cnt
-    pc = await nif.port_counters(0)
-    assert pc == {"tx_pkts": len(frames), "tx_bytes": total, "rx_pkts": len(frames), "rx_bytes": total}
+    for p in range(nports):
+        mine = [len(f) for f in frames if port_of[f] == p]
+        pc = await nif.port_counters(p)
+        assert pc == {"tx_pkts": len(mine), "tx_bytes": sum(mine), "rx_pkts": len(mine), "rx_bytes": sum(mine)}
     for q in (0, 1):
         st = await nif.queue_stats(N.TXQ, q)
         mine = [n for k, n in enumerate(lengths) if k % 2 == q]
@@ -412,6 +416,48 @@ async def test_cross(dut):
     assert [f for k, f, _ in rx if k == 0] == fb
 
 
+@cocotb.test()
+async def test_high_queue(dut):
+    """The largest queue index of the build works: TX queue TXQ_COUNT-1 (32767 in the big build)
+    sends through its own completion queue, next to queue 0."""
+    if param(dut, "LOOP") != 0:
+        return
+    tb, dev = await setup(dut, seed=8)
+    nif = dev.interfaces[0]
+    await nif.start(txq_count=1, rxq_count=1, log_size=5)
+    top = nif.p["TXQ_COUNT"] - 1
+    await nif.add_txq(top, nif.p["CQ_COUNT"] - 1)
+    fs = [raw_frame(tb.rng, 100 + k) for k in range(6)]
+    for k, f in enumerate(fs):
+        assert await nif.send(f, txq=(top if k % 2 else 0)) is not None
+    rx, tx = await pump(dut, [nif], len(fs), len(fs))
+    assert sorted(f for _, f, _ in rx) == sorted(fs)
+    assert sorted(c.queue for c in tx) == [0, 0, 0, top, top, top]
+    st = await nif.queue_stats(N.TXQ, top)
+    assert st["packets"] == 3 and st["bytes"] == sum(len(f) for f in fs[1::2])
+
+
+@cocotb.test()
+async def test_ports(dut):
+    """Two ports on one interface share its queues: each TX queue goes out of the port it is
+    assigned to, RX completions name the port a frame came in on, per-port counters add up."""
+    if param(dut, "PORT_COUNT") < 2 or param(dut, "LOOP") != 0:
+        return
+    tb, dev = await setup(dut, seed=9)
+    nif = dev.interfaces[0]
+    await nif.start(txq_count=2, rxq_count=1, log_size=5, ports=[0, 1])
+    fs = {0: [raw_frame(tb.rng, 200) for _ in range(5)], 1: [raw_frame(tb.rng, 300) for _ in range(7)]}
+    for q in (0, 1):
+        await send_all(dut, nif, fs[q], txq=q)
+    rx, _ = await pump(dut, [nif], 12, 0)
+    for _, f, c in rx:
+        assert f in fs[c.port], "frame came back on another port than its queue's"
+    for p in (0, 1):
+        pc = await nif.port_counters(p)
+        n = len(fs[p])
+        assert pc == {"tx_pkts": n, "tx_bytes": n * len(fs[p][0]), "rx_pkts": n, "rx_bytes": n * len(fs[p][0])}
+
+
 # ------------------------------------------------------------------------------------------ pytest
 
 BASE = dict(PORT_COUNT=1, TXQ_COUNT=256, RXQ_COUNT=16, CQ_COUNT=512, EQ_COUNT=4, TX_SLOTS=16, RX_SLOTS=16,
@@ -419,6 +465,7 @@ BASE = dict(PORT_COUNT=1, TXQ_COUNT=256, RXQ_COUNT=16, CQ_COUNT=512, EQ_COUNT=4,
 CONFIGS = {
     "one_if": dict(BASE, IF_COUNT=1, LOOP=0),
     "two_if_cabled": dict(BASE, IF_COUNT=2, LOOP=1),
+    "two_ports_32k_queues": dict(BASE, IF_COUNT=1, PORT_COUNT=2, TXQ_COUNT=32768, CQ_COUNT=1024, LOOP=0),
 }
 
 
