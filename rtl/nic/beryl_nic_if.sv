@@ -384,8 +384,8 @@ module beryl_nic_if #(
     cmd_sel = cmd_last_q;
     cmd_any = 1'b0;
     for (int k = 1; k <= PORT_COUNT; k++) begin
-      if (!cmd_any && sch_cmd_valid[(int'(cmd_last_q) + k) % PORT_COUNT]) begin
-        cmd_sel = PSEL_W'((int'(cmd_last_q) + k) % PORT_COUNT);
+      if (!cmd_any && sch_cmd_valid[(32'(cmd_last_q) + 32'(k)) % PORT_COUNT]) begin
+        cmd_sel = PSEL_W'((32'(cmd_last_q) + 32'(k)) % PORT_COUNT);
         cmd_any = 1'b1;
       end
     end

@@ -519,8 +519,8 @@ module beryl_nic_us_top #(
       irq_sel = irq_last_q;
       irq_any = 1'b0;
       for (int k = 1; k <= IF_COUNT; k++) begin
-        if (!irq_any && f_irq_valid[IFS_W'(int'(irq_last_q) + k)]) begin
-          irq_sel = IFS_W'(int'(irq_last_q) + k);
+        if (!irq_any && f_irq_valid[IFS_W'(32'(irq_last_q) + 32'(k))]) begin
+          irq_sel = IFS_W'(32'(irq_last_q) + 32'(k));
           irq_any = 1'b1;
         end
       end

@@ -16,19 +16,12 @@ from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from inet_ref import ones_sum  # noqa: E402
 from nictb import MODES, PassBench  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 
 
-def ones_sum(data):
-    """RFC 1071 sum, not complemented; data[0] is the high byte of the first word."""
-    if len(data) % 2:
-        data = data + b"\0"
-    s = sum(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
 
 
 def add(a, b):

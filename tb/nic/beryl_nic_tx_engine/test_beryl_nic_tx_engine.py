@@ -26,6 +26,9 @@ from scapy.layers.inet import IP, TCP, UDP, in4_chksum
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from inet_ref import ones_sum  # noqa: E402
+
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 MORE, CSUM = 1, 2
 QM_OK, QM_EMPTY, QM_DISABLED, QM_BAD_IDX = 0, 1, 2, 3
@@ -34,13 +37,6 @@ CPL_OK, CPL_DMA_ERR, CPL_BAD_DESC = 0, 2, 3
 MODES = {"plain": (0.0, 0.0), "idle": (0.4, 0.0), "bp": (0.0, 0.4), "both": (0.4, 0.4)}
 
 
-def ones_sum(data):
-    if len(data) % 2:
-        data = data + b"\0"
-    s = sum(struct.unpack(f">{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
 
 
 def csum_insert(frame, start, off):

@@ -8,14 +8,13 @@ References independent of the RTL: frames and checksums from scapy, the Toeplitz
 passes Microsoft's RSS vectors (tb/nic/rss_ref.py), RFC 1071 sums computed here.
 """
 import os
-import random
 import struct
 import sys
 from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.triggers import ClockCycles, RisingEdge
+from cocotb.triggers import ClockCycles
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Dot1Q, Ether
@@ -28,6 +27,7 @@ sys.path.insert(0, str(HERE.parents[0]))
 from beryl_pcie_tb import PcieSystemTB  # noqa: E402
 from model import beryl_nic as N  # noqa: E402
 from model import beryl_regs as R  # noqa: E402
+from inet_ref import ones_sum  # noqa: E402
 from rss_ref import MS_KEY, toeplitz, tuple_bytes  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
@@ -41,13 +41,6 @@ def param(dut, name):
     return int(getattr(dut, name).value)
 
 
-def ones_sum(data):
-    if len(data) % 2:
-        data = data + b"\0"
-    s = sum(struct.unpack(f">{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
 
 
 def raw_frame(rng, length):
