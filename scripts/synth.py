@@ -37,6 +37,9 @@ TOPS = {
     "beryl_nic_rss_toeplitz": ("rtl/nic/beryl_nic_rss_toeplitz.f", {}),
     "beryl_nic_rss_indir": ("rtl/nic/beryl_nic_rss_indir.f", {"TABLE_DEPTH": 128, "QUEUE_W": 12}),
     "beryl_nic_csum": ("rtl/nic/beryl_nic_csum.f", {"DATA_W": 512}),
+    # one NIC interface at its defaults: 4096 TX / 256 RX / 8192 completion / 32 event queues,
+    # 32 TX and 32 RX packets in flight of up to 16 KiB, RSS table of 256
+    "beryl_nic_if": ("rtl/nic/beryl_nic_if.f", {}),
 }
 
 CELLS = {
