@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libberyl: user-space driver of the Beryl NIC. A device is reached through a transport
+ * (the simulator today, VFIO later), discovered by walking the register chain from BAR0
+ * offset 0, and driven through its NIC interfaces: queues and rings, RSS, statistics.
+ *
+ * Errors are negative errno codes; beryl_strerror() gives the generic meaning and
+ * beryl_errmsg() the detailed message of the last failure in the calling thread.
+ * A device and its interfaces are used from one thread at a time (no locking inside).
+ * The data path (send, completions, receive, events) never reads a device register: it looks at
+ * host memory and writes doorbells only.
+ */
+#ifndef BERYL_H
+#define BERYL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ errors */
+
+const char *beryl_strerror(int err);      /* generic text for a (negative) error code */
+const char *beryl_errmsg(void);           /* detailed text of the last failure (thread-local) */
+
+/* ------------------------------------------------------------------ transports */
+
+struct beryl_transport;
+
+/* Host memory a device can reach by DMA. */
+struct beryl_dma_buf {
+	void *va;          /* host virtual address */
+	uint64_t bus;      /* bus address the device uses */
+	size_t size;
+};
+
+/* One register access of a batch: reads fill in val. */
+struct beryl_access {
+	uint64_t off;
+	uint32_t val;
+	bool write;
+};
+
+/*
+ * What the library needs from a way of reaching the device. Every function returns 0 or a
+ * negative errno (wait_irq: 1 = an interrupt, 0 = timeout). A new transport (VFIO) fills
+ * this table and nothing else changes.
+ */
+struct beryl_transport_ops {
+	const char *name;
+	int (*read32)(struct beryl_transport *t, uint64_t off, uint32_t *val);
+	int (*write32)(struct beryl_transport *t, uint64_t off, uint32_t val);
+	int (*dma_alloc)(struct beryl_transport *t, size_t size, size_t align,
+			 struct beryl_dma_buf *buf);       /* zero-filled */
+	void (*dma_free)(struct beryl_transport *t, struct beryl_dma_buf *buf);
+	/* Wait up to timeout_ms (0: poll, <0: forever) for an MSI-X message. */
+	int (*wait_irq)(struct beryl_transport *t, int timeout_ms, uint32_t *vector);
+	/* A file descriptor readable when an interrupt may be pending (or -1). */
+	int (*irq_fd)(struct beryl_transport *t);
+	/* Optional: accesses applied in order, reads pipelined (one round trip instead of n). */
+	int (*batch)(struct beryl_transport *t, struct beryl_access *acc, unsigned n);
+	/* Optional: transport-specific status as JSON (simulator speed), or NULL. */
+	int (*info_json)(struct beryl_transport *t, char *buf, size_t len);
+	void (*close)(struct beryl_transport *t);
+};
+
+struct beryl_transport {
+	const struct beryl_transport_ops *ops;
+	void *priv;
+};
+
+/* Open a transport by name ("sim"); path = its address (simulator socket), NULL = default. */
+int beryl_transport_open(const char *name, const char *path, struct beryl_transport **out);
+int beryl_sim_transport_open(const char *path, struct beryl_transport **out);
+#define BERYL_SIM_DEFAULT_SOCKET "/tmp/beryl-sim.sock"
+
+/* ------------------------------------------------------------------ device */
+
+struct beryl_dev;
+struct beryl_if;
+
+struct beryl_block {
+	const char *name;       /* "id", "pcie", "msix", "nic_if", or NULL (unknown type) */
+	uint32_t type;
+	uint32_t version;
+	uint32_t offset;        /* BAR0 byte offset */
+	uint32_t next;
+};
+
+struct beryl_identity {
+	uint16_t vendor_id, device_id, subsys_vendor_id, subsys_id;
+	uint32_t beryl_version; /* 8.8.16 */
+	uint32_t git_hash;      /* first 8 hex digits */
+	uint32_t build_date;    /* BCD 0xYYYYMMDD */
+	uint32_t build_time;    /* BCD 0x00HHMMSS */
+	uint32_t msix_vectors;
+};
+
+/* Build parameters of one NIC interface (registers of the nic_if block). */
+struct beryl_if_params {
+	uint32_t if_index, if_count, port_count;
+	uint32_t txq_count, rxq_count, cq_count, eq_count;
+	uint32_t tx_slots, rx_slots, max_frame, rss_table_size;
+	uint32_t desc_batch, cpl_batch, max_desc_per_pkt, features;
+};
+
+#define BERYL_MAX_BLOCKS 256
+
+/* Open a device: transport by name and path (see beryl_transport_open). */
+int beryl_open(const char *transport, const char *path, struct beryl_dev **out);
+/* Open a device on a transport already opened; the device owns it from now (also on failure). */
+int beryl_open_transport(struct beryl_transport *t, struct beryl_dev **out);
+/* Stop every started interface, free everything, close the transport. NULL is allowed. */
+void beryl_close(struct beryl_dev *dev);
+
+const struct beryl_identity *beryl_identity(const struct beryl_dev *dev);
+unsigned beryl_block_count(const struct beryl_dev *dev);
+const struct beryl_block *beryl_block_get(const struct beryl_dev *dev, unsigned i);
+unsigned beryl_if_count(const struct beryl_dev *dev);
+struct beryl_if *beryl_if_get(struct beryl_dev *dev, unsigned index);   /* NULL if out of range */
+struct beryl_transport *beryl_dev_transport(struct beryl_dev *dev);
+int beryl_read32(struct beryl_dev *dev, uint64_t off, uint32_t *val);
+int beryl_write32(struct beryl_dev *dev, uint64_t off, uint32_t val);
+/* In-order accesses, pipelined where the transport can (falls back to one at a time). */
+int beryl_access_batch(struct beryl_dev *dev, struct beryl_access *acc, unsigned n);
+/* Wait for any MSI-X message of the device (see beryl_transport_ops.wait_irq). */
+int beryl_wait_irq(struct beryl_dev *dev, int timeout_ms, uint32_t *vector);
+int beryl_irq_fd(struct beryl_dev *dev);
+
+/* ------------------------------------------------------------------ interfaces */
+
+enum beryl_qtype { BERYL_TXQ = 0, BERYL_RXQ = 1, BERYL_CQ = 2, BERYL_EQ = 3 };
+const char *beryl_qtype_name(enum beryl_qtype t);   /* "txq", "rxq", "cq", "eq" */
+
+#define BERYL_MAX_LOG_SIZE 15    /* rings of 2^1..2^15 entries */
+
+struct beryl_if_config {
+	unsigned txq_count, rxq_count;   /* 0 -> 1 */
+	unsigned tx_log_size;            /* TX ring 2^n entries; 0 -> 8 */
+	unsigned rx_log_size;            /* RX ring; 0 -> tx_log_size */
+	unsigned tx_buf_size;            /* bytes per TX descriptor buffer; 0 -> 2048 */
+	unsigned rx_buf_size;            /* bytes per RX buffer; 0 -> 2048 */
+	bool irq;                        /* arm queues: events and MSI-X (else polling) */
+	int vector;                      /* MSI-X vector of the event queue; <0 -> if_index */
+	unsigned irq_interval;           /* moderation, units of 256 cycles */
+	const uint8_t *tx_ports;         /* port of each TX queue; NULL -> i mod PORT_COUNT */
+};
+
+const struct beryl_if_params *beryl_if_params(const struct beryl_if *nif);
+uint32_t beryl_if_offset(const struct beryl_if *nif);       /* BAR0 offset of its block */
+uint32_t beryl_if_version(const struct beryl_if *nif);
+/* Open queues and rings (txq i -> cq i, rxq j -> cq txq_count+j, all cqs -> eq 0). */
+int beryl_if_start(struct beryl_if *nif, const struct beryl_if_config *cfg);
+/* Disable the queues and free the rings (also done by beryl_close). */
+void beryl_if_stop(struct beryl_if *nif);
+bool beryl_if_started(const struct beryl_if *nif);
+unsigned beryl_if_txq_count(const struct beryl_if *nif);
+unsigned beryl_if_rxq_count(const struct beryl_if *nif);
+bool beryl_if_irq_mode(const struct beryl_if *nif);
+int beryl_if_vector(const struct beryl_if *nif);
+
+/* ------------------------------------------------------------------ data path */
+
+/* BERYL_CPL_UNUSED (an RX descriptor handed back unused) never reaches the caller: the library
+ * takes the buffer back itself. */
+enum beryl_cpl_status { BERYL_CPL_OK = 0, BERYL_CPL_TOO_LONG = 1, BERYL_CPL_DMA_ERR = 2,
+			BERYL_CPL_BAD_DESC = 3, BERYL_CPL_UNUSED = 4 };
+#define BERYL_CPL_FLAG_CSUM_VALID 0x01u
+#define BERYL_CPL_FLAG_HASH_VALID 0x02u
+enum beryl_hash_type { BERYL_HASH_NONE, BERYL_HASH_IPV4, BERYL_HASH_IPV4_TCP, BERYL_HASH_IPV4_UDP,
+		       BERYL_HASH_IPV6, BERYL_HASH_IPV6_TCP, BERYL_HASH_IPV6_UDP };
+
+/* A completion entry (TX and RX), decoded. */
+struct beryl_cpl {
+	uint16_t queue, index;
+	uint8_t port, status, hash_type, flags;
+	uint32_t rss_hash;
+	uint16_t csum, len;
+	uint64_t timestamp;
+};
+
+/* Checksum insertion request (CHECKSUM_PARTIAL: the field holds the pseudo-header sum). */
+struct beryl_tx_csum {
+	uint8_t start;          /* first byte summed, from the frame start */
+	uint8_t offset;         /* checksum field, from start */
+};
+
+#define BERYL_TX_NO_DOORBELL 0x1u   /* queue only; beryl_tx_flush() rings the doorbell */
+
+/*
+ * Queue one frame, given as iovcnt pieces (scatter/gather: each piece takes one or more
+ * descriptors of at most tx_buf_size bytes), on TX queue txq. Returns the ring index of its
+ * first descriptor, -EAGAIN when the ring is full (after reclaiming completions),
+ * -EMSGSIZE beyond MAX_FRAME or MAX_DESC_PER_PKT.
+ */
+int beryl_tx_send(struct beryl_if *nif, unsigned txq, const struct iovec *iov, unsigned iovcnt,
+		  const struct beryl_tx_csum *csum, unsigned flags);
+int beryl_tx_flush(struct beryl_if *nif, unsigned txq);
+/* Completions of TX queue txq (frees their descriptors); up to max into cpl (may be NULL). */
+int beryl_tx_complete(struct beryl_if *nif, unsigned txq, struct beryl_cpl *cpl, unsigned max);
+/* Descriptors of TX queue txq not yet completed (0: everything sent was completed). */
+unsigned beryl_tx_pending(const struct beryl_if *nif, unsigned txq);
+
+struct beryl_rx_pkt {
+	const uint8_t *data;    /* in the ring's buffer: valid until the next poll of this queue */
+	uint32_t len;
+	unsigned rxq;
+	struct beryl_cpl cpl;
+};
+
+/* Frames received on RX queue rxq, up to max. Buffers of the previous call are reposted. */
+int beryl_rx_poll(struct beryl_if *nif, unsigned rxq, struct beryl_rx_pkt *pkts, unsigned max);
+
+/*
+ * Interrupt mode: consume the interface's events and re-arm the event queue; returns the number
+ * of events. Then poll the queues (rx_poll/tx_complete re-arm their completion queues).
+ */
+int beryl_if_events(struct beryl_if *nif);
+
+/* ------------------------------------------------------------------ RSS */
+
+#define BERYL_RSS_KEY_BYTES 40
+#define BERYL_RSS_HASH_IPV4 0x01u
+#define BERYL_RSS_HASH_IPV4_TCP 0x02u
+#define BERYL_RSS_HASH_IPV4_UDP 0x04u
+#define BERYL_RSS_HASH_IPV6 0x08u
+#define BERYL_RSS_HASH_IPV6_TCP 0x10u
+#define BERYL_RSS_HASH_IPV6_UDP 0x20u
+#define BERYL_RSS_HASH_ALL 0x3fu
+
+struct beryl_rss {
+	bool enable;
+	uint32_t hash_en;                     /* BERYL_RSS_HASH_* */
+	uint32_t default_queue;
+	uint8_t key[BERYL_RSS_KEY_BYTES];
+	uint16_t *table;                      /* rss_table_size entries */
+	unsigned table_size;
+};
+
+/* Set: key written if set_key, table if table != NULL (must hold RSS_TABLE_SIZE entries). */
+int beryl_rss_set(struct beryl_if *nif, const struct beryl_rss *rss, bool set_key);
+/* Get: table must hold rss_table_size entries (or be NULL to skip it). */
+int beryl_rss_get(struct beryl_if *nif, struct beryl_rss *rss);
+
+/* ------------------------------------------------------------------ statistics and state */
+
+struct beryl_counter {
+	const char *name;
+	uint32_t value;
+};
+/* Interface counters (32-bit, wrapping); returns the number written (at most max). */
+int beryl_if_counters(struct beryl_if *nif, struct beryl_counter *out, unsigned max);
+unsigned beryl_if_counter_count(void);
+
+struct beryl_port_stats {
+	uint32_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	bool tx_enable;
+};
+int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stats *out);
+
+struct beryl_queue_stats {
+	uint64_t packets, bytes, drops;
+};
+/* Per-queue statistics of a TX or RX queue (snapshot taken on the PKTS_LO read). */
+int beryl_queue_stats(struct beryl_if *nif, enum beryl_qtype type, unsigned idx,
+		      struct beryl_queue_stats *out);
+
+struct beryl_queue_state {
+	uint64_t base;
+	uint32_t ctrl, target;
+	uint16_t prod, cons;
+	unsigned log_size, port;
+	bool enable, armed;
+};
+int beryl_queue_read(struct beryl_if *nif, enum beryl_qtype type, unsigned idx,
+		     struct beryl_queue_state *out);
+/* Just the queue's Q_CTRL word (enable, armed, size, port): cheaper than the whole state. */
+int beryl_queue_ctrl(struct beryl_if *nif, enum beryl_qtype type, unsigned idx, uint32_t *ctrl);
+/* Q_CTRL of every queue of a type (ctrl holds beryl_queue_count() words), in one batch. */
+int beryl_queue_ctrl_all(struct beryl_if *nif, enum beryl_qtype type, uint32_t *ctrl);
+unsigned beryl_queue_count(const struct beryl_if *nif, enum beryl_qtype type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BERYL_H */

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* Statistics: interface counters and per-port counters (32-bit, wrapping). */
+#include <errno.h>
+
+#include "beryl_priv.h"
+
+static const struct {
+	const char *name;
+	uint32_t reg;
+} counters[] = {
+	{ "tx_pkts", BERYL_NIC_IF_TX_PKTS_OFFSET },
+	{ "tx_bytes", BERYL_NIC_IF_TX_BYTES_OFFSET },
+	{ "tx_drop_bad_desc", BERYL_NIC_IF_TX_DROP_BAD_DESC_OFFSET },
+	{ "tx_dma_err", BERYL_NIC_IF_TX_DMA_ERR_OFFSET },
+	{ "rx_pkts", BERYL_NIC_IF_RX_PKTS_OFFSET },
+	{ "rx_bytes", BERYL_NIC_IF_RX_BYTES_OFFSET },
+	{ "rx_drop_no_desc", BERYL_NIC_IF_RX_DROP_NO_DESC_OFFSET },
+	{ "rx_drop_disabled", BERYL_NIC_IF_RX_DROP_DISABLED_OFFSET },
+	{ "rx_drop_too_long", BERYL_NIC_IF_RX_DROP_TOO_LONG_OFFSET },
+	{ "rx_drop_no_slot", BERYL_NIC_IF_RX_DROP_NO_SLOT_OFFSET },
+	{ "rx_drop_oversize", BERYL_NIC_IF_RX_DROP_OVERSIZE_OFFSET },
+	{ "rx_drop_mac_err", BERYL_NIC_IF_RX_DROP_MAC_ERR_OFFSET },
+	{ "rx_dma_err", BERYL_NIC_IF_RX_DMA_ERR_OFFSET },
+	{ "cq_drop_full", BERYL_NIC_IF_CQ_DROP_FULL_OFFSET },
+	{ "cq_drop_disabled", BERYL_NIC_IF_CQ_DROP_DISABLED_OFFSET },
+	{ "eq_drop_full", BERYL_NIC_IF_EQ_DROP_FULL_OFFSET },
+	{ "eq_drop_disabled", BERYL_NIC_IF_EQ_DROP_DISABLED_OFFSET },
+	{ "cpl_dma_err", BERYL_NIC_IF_CPL_DMA_ERR_OFFSET },
+	{ "db_bad", BERYL_NIC_IF_DB_BAD_OFFSET },
+	{ "irq_count", BERYL_NIC_IF_IRQ_COUNT_OFFSET },
+	{ "irq_merged", BERYL_NIC_IF_IRQ_MERGED_OFFSET },
+};
+
+#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+unsigned beryl_if_counter_count(void)
+{
+	return NCOUNTERS;
+}
+
+int beryl_if_counters(struct beryl_if *nif, struct beryl_counter *out, unsigned max)
+{
+	unsigned n = max < NCOUNTERS ? max : NCOUNTERS;
+	struct beryl_access a[NCOUNTERS];
+	int err;
+
+	for (unsigned i = 0; i < n; i++)
+		a[i] = (struct beryl_access){ .off = nif->base + counters[i].reg };
+	err = beryl_access_batch(nif->dev, a, n);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < n; i++) {
+		out[i].name = counters[i].name;
+		out[i].value = a[i].val;
+	}
+	return (int)n;
+}
+
+int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stats *s)
+{
+	static const uint32_t regs[] = {
+		BERYL_NIC_IF_PORT_CTRL_OFFSET, BERYL_NIC_IF_PORT_TX_PKTS_OFFSET, BERYL_NIC_IF_PORT_TX_BYTES_OFFSET,
+		BERYL_NIC_IF_PORT_RX_PKTS_OFFSET, BERYL_NIC_IF_PORT_RX_BYTES_OFFSET,
+	};
+	struct beryl_access a[6];
+	int err;
+
+	if (port >= nif->p.port_count)
+		return beryl_fail(-ERANGE, "port %u out of range (interface %u has %u)", port, nif->p.if_index,
+				  nif->p.port_count);
+	a[0] = (struct beryl_access){ .off = nif->base + BERYL_NIC_IF_PORT_SEL_OFFSET,
+				      .val = port << BERYL_NIC_IF_PORT_SEL_PORT_LSB, .write = true };
+	for (int i = 0; i < 5; i++)
+		a[i + 1] = (struct beryl_access){ .off = nif->base + regs[i] };
+	err = beryl_access_batch(nif->dev, a, 6);
+	if (err)
+		return err;
+	s->tx_enable = a[1].val & BERYL_NIC_IF_PORT_CTRL_TX_ENABLE_MASK;
+	s->tx_pkts = a[2].val;
+	s->tx_bytes = a[3].val;
+	s->rx_pkts = a[4].val;
+	s->rx_bytes = a[5].val;
+	return 0;
+}

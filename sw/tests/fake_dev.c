@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: MIT
+/* Fake Beryl device for the library's tests (see fake_dev.h); not a model of the RTL's timing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "beryl_priv.h"
+#include "beryl_transport.h"
+#include "fake_dev.h"
+
+#define MAX_IFS 4
+#define MAX_Q 64
+#define IF_WIN (1u << BERYL_NIC_IF_BLOCK_ADDR_W)
+
+struct fq {
+	uint64_t base;
+	uint32_t ctrl, target;
+	uint16_t prod, cons;
+	uint64_t pkts, bytes, drops;
+};
+
+struct fif {
+	struct fq q[4][MAX_Q];
+	unsigned qsel_type, qsel_idx;
+	uint32_t qstatus, snap[6];
+	uint32_t cnt[(BERYL_NIC_IF_IRQ_MERGED_OFFSET - BERYL_NIC_IF_TX_PKTS_OFFSET) / 4 + 1];
+	uint32_t rss_ctrl, rss_default, rss_idx, key[10];
+	uint16_t table[4096];
+	unsigned port_sel;
+	uint32_t port_ctrl[8], port_cnt[8][4];
+};
+
+struct fake_dev {
+	struct fake_dev_cfg c;
+	uint8_t *mem;
+	uint64_t base;
+	size_t size;
+	struct fif ifs[MAX_IFS];
+	uint32_t irqs[256];
+	unsigned nirq;
+	uint64_t accesses;
+	uint32_t scratch;
+};
+
+#define CNT(f, reg) ((f)->cnt[((reg) - BERYL_NIC_IF_TX_PKTS_OFFSET) / 4])
+
+void fake_dev_default_cfg(struct fake_dev_cfg *c)
+{
+	*c = (struct fake_dev_cfg){ .nifs = 2, .if_version = BERYL_NIC_IF_BLOCK_VERSION,
+				    .id_version = BERYL_ID_BLOCK_VERSION, .txq = 4, .rxq = 4, .cq = 8, .eq = 1,
+				    .ports = 1, .rss_table = 128, .max_frame = 9600, .max_desc = 8 };
+}
+
+struct fake_dev *fake_dev_create(const struct fake_dev_cfg *cfg, uint8_t *mem, uint64_t base, size_t size)
+{
+	struct fake_dev *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->c = *cfg;
+	d->mem = mem;
+	d->base = base;
+	d->size = size;
+	for (unsigned i = 0; i < MAX_IFS; i++)
+		for (unsigned p = 0; p < 8; p++)
+			d->ifs[i].port_ctrl[p] = BERYL_NIC_IF_PORT_CTRL_RESET;
+	return d;
+}
+
+void fake_dev_destroy(struct fake_dev *d)
+{
+	free(d);
+}
+
+uint64_t fake_dev_accesses(const struct fake_dev *d)
+{
+	return d->accesses;
+}
+
+int fake_dev_irq_pop(struct fake_dev *d, uint32_t *vector)
+{
+	if (!d->nirq)
+		return 0;
+	*vector = d->irqs[0];
+	memmove(d->irqs, d->irqs + 1, --d->nirq * sizeof(d->irqs[0]));
+	return 1;
+}
+
+static uint8_t *host(struct fake_dev *d, uint64_t addr, size_t len)
+{
+	if (addr < d->base || addr - d->base > d->size || len > d->size - (addr - d->base))
+		return NULL;
+	return d->mem + (addr - d->base);
+}
+
+static unsigned qcount(struct fake_dev *d, unsigned type)
+{
+	const unsigned n[4] = { d->c.txq, d->c.rxq, d->c.cq, d->c.eq };
+
+	return n[type];
+}
+
+static unsigned qlog(const struct fq *q)
+{
+	return (q->ctrl & BERYL_NIC_IF_Q_CTRL_LOG_SIZE_MASK) >> BERYL_NIC_IF_Q_CTRL_LOG_SIZE_LSB;
+}
+
+/* Write an entry into a completion or event queue; raise its event/interrupt if armed. */
+static void cpl_write(struct fake_dev *d, struct fif *f, unsigned type, unsigned idx, uint8_t *e)
+{
+	struct fq *q = &f->q[type][idx];
+	unsigned lg = qlog(q);
+	uint8_t *dst;
+
+	if (idx >= qcount(d, type) || !(q->ctrl & BERYL_NIC_IF_Q_CTRL_ENABLE_MASK)) {
+		CNT(f, type == BERYL_CQ ? BERYL_NIC_IF_CQ_DROP_DISABLED_OFFSET : BERYL_NIC_IF_EQ_DROP_DISABLED_OFFSET)++;
+		return;
+	}
+	if ((uint16_t)(q->prod - q->cons) >= (1u << lg)) {
+		CNT(f, type == BERYL_CQ ? BERYL_NIC_IF_CQ_DROP_FULL_OFFSET : BERYL_NIC_IF_EQ_DROP_FULL_OFFSET)++;
+		return;
+	}
+	dst = host(d, q->base + (uint64_t)(q->prod & ((1u << lg) - 1)) * 32, 32);
+	if (!dst) {
+		CNT(f, BERYL_NIC_IF_CPL_DMA_ERR_OFFSET)++;
+		return;
+	}
+	e[31] = (uint8_t)((e[31] & 0x7f) | (((q->prod >> lg) & 1) ? 0 : 0x80));
+	memcpy(dst, e, 32);
+	q->prod++;
+	if (q->ctrl & BERYL_NIC_IF_Q_CTRL_ARMED_MASK) {
+		q->ctrl &= ~BERYL_NIC_IF_Q_CTRL_ARMED_MASK;
+		if (type == BERYL_CQ) {
+			uint8_t ev[32] = { 0 };
+
+			beryl_put16(ev + 2, (uint16_t)idx);
+			cpl_write(d, f, BERYL_EQ, q->target, ev);
+		} else if (d->nirq < 256) {
+			d->irqs[d->nirq++] = q->target & 0xffff;
+			CNT(f, BERYL_NIC_IF_IRQ_COUNT_OFFSET)++;
+		}
+	}
+}
+
+static uint16_t ones_sum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+static void rx_frame(struct fake_dev *d, unsigned ifi, unsigned port, const uint8_t *fr, size_t len)
+{
+	struct fif *f = &d->ifs[ifi];
+	unsigned qi = f->rss_default;
+	struct fq *q;
+	uint8_t e[32] = { 0 };
+	uint8_t *desc, *buf;
+	uint32_t blen;
+
+	f->port_cnt[port][2]++;
+	f->port_cnt[port][3] += (uint32_t)len;
+	if ((f->rss_ctrl & BERYL_NIC_IF_RSS_CTRL_ENABLE_MASK) && d->c.rss_table)
+		qi = f->table[ones_sum(fr, len) % d->c.rss_table];
+	q = &f->q[BERYL_RXQ][qi];
+	if (qi >= d->c.rxq || !(q->ctrl & BERYL_NIC_IF_Q_CTRL_ENABLE_MASK)) {
+		CNT(f, BERYL_NIC_IF_RX_DROP_DISABLED_OFFSET)++;
+		return;
+	}
+	if (q->prod == q->cons) {
+		CNT(f, BERYL_NIC_IF_RX_DROP_NO_DESC_OFFSET)++;
+		q->drops++;
+		return;
+	}
+	desc = host(d, q->base + (uint64_t)(q->cons & ((1u << qlog(q)) - 1)) * 16, 16);
+	beryl_put16(e, (uint16_t)qi);
+	beryl_put16(e + 2, q->cons);
+	e[4] = (uint8_t)port;
+	q->cons++;
+	blen = desc ? beryl_get32(desc + 8) : 0;
+	buf = desc ? host(d, beryl_get64(desc), blen) : NULL;
+	if (!buf) {
+		e[5] = BERYL_CPL_DMA_ERR;
+		CNT(f, BERYL_NIC_IF_RX_DMA_ERR_OFFSET)++;
+	} else if (len > blen) {
+		e[5] = BERYL_CPL_TOO_LONG;
+		CNT(f, BERYL_NIC_IF_RX_DROP_TOO_LONG_OFFSET)++;
+		q->drops++;
+	} else {
+		memcpy(buf, fr, len);
+		e[7] = BERYL_CPL_FLAG_CSUM_VALID;
+		beryl_put16(e + 12, len > 14 ? ones_sum(fr + 14, len - 14) : 0);
+		beryl_put16(e + 14, (uint16_t)len);
+		CNT(f, BERYL_NIC_IF_RX_PKTS_OFFSET)++;
+		CNT(f, BERYL_NIC_IF_RX_BYTES_OFFSET) += (uint32_t)len;
+		q->pkts++;
+		q->bytes += len;
+	}
+	cpl_write(d, f, BERYL_CQ, q->target, e);
+}
+
+/* Send every complete packet of TX queue qi. */
+static void tx_run(struct fake_dev *d, unsigned ifi, unsigned qi)
+{
+	struct fif *f = &d->ifs[ifi];
+	struct fq *q = &f->q[BERYL_TXQ][qi];
+	unsigned mask = (1u << qlog(q)) - 1, port = (q->ctrl & BERYL_NIC_IF_Q_CTRL_PORT_MASK) >>
+					       BERYL_NIC_IF_Q_CTRL_PORT_LSB;
+	static uint8_t fr[65536];
+
+	while (q->cons != q->prod) {
+		uint16_t first = q->cons, p = q->cons;
+		size_t len = 0;
+		unsigned n = 0, cs = 0, co = 0;
+		bool more = true, csum = false, bad = false;
+		uint8_t e[32] = { 0 };
+
+		while (more) {
+			uint8_t *desc;
+			uint32_t dl;
+			uint16_t fl;
+			uint8_t *src;
+
+			if (p == q->prod)
+				return;   /* chain cut short: wait for the rest */
+			desc = host(d, q->base + (uint64_t)(p & mask) * 16, 16);
+			dl = beryl_get32(desc + 8);
+			fl = beryl_get16(desc + 12);
+			if (!n) {
+				csum = fl & BERYL_TX_FLAG_CSUM;
+				cs = desc[14];
+				co = desc[15];
+			}
+			more = fl & BERYL_TX_FLAG_MORE;
+			src = host(d, beryl_get64(desc), dl);
+			if (!dl || !src || len + dl > d->c.max_frame || ++n > d->c.max_desc)
+				bad = true;
+			else
+				memcpy(fr + len, src, dl);
+			len += dl;
+			p++;
+		}
+		q->cons = p;
+		beryl_put16(e, (uint16_t)qi);
+		beryl_put16(e + 2, first);
+		e[4] = (uint8_t)port;
+		if (bad) {
+			e[5] = BERYL_CPL_BAD_DESC;
+			CNT(f, BERYL_NIC_IF_TX_DROP_BAD_DESC_OFFSET)++;
+			q->drops++;
+			cpl_write(d, f, BERYL_CQ, q->target, e);
+			continue;
+		}
+		if (csum && cs + co + 2 <= len) {
+			uint16_t s;
+
+			s = (uint16_t)~ones_sum(fr + cs, len - cs);
+			fr[cs + co] = (uint8_t)(s >> 8);
+			fr[cs + co + 1] = (uint8_t)s;
+		}
+		beryl_put16(e + 14, (uint16_t)len);
+		CNT(f, BERYL_NIC_IF_TX_PKTS_OFFSET)++;
+		CNT(f, BERYL_NIC_IF_TX_BYTES_OFFSET) += (uint32_t)len;
+		f->port_cnt[port][0]++;
+		f->port_cnt[port][1] += (uint32_t)len;
+		q->pkts++;
+		q->bytes += len;
+		cpl_write(d, f, BERYL_CQ, q->target, e);
+		rx_frame(d, d->c.nifs > 1 ? ifi ^ 1 : ifi, port, fr, len);
+	}
+}
+
+/* The block at off: its base and kind (0 none, 1 id, 2 pcie, 3 msix, 4 + i nic_if i). */
+static int block_at(struct fake_dev *d, uint32_t off, uint32_t *base)
+{
+	if (off < 0x300) {
+		*base = off & ~0xffu;
+		return (int)(off >> 8) + 1;
+	}
+	if (off >= BERYL_APP_BASE && off < BERYL_APP_BASE + d->c.nifs * IF_WIN) {
+		*base = off & ~(IF_WIN - 1);
+		return 4 + (int)((off - BERYL_APP_BASE) / IF_WIN);
+	}
+	return 0;
+}
+
+static uint32_t next_of(struct fake_dev *d, int kind)
+{
+	switch (kind) {
+	case 1:
+		return 0x100;
+	case 2:
+		return 0x200;
+	case 3:
+		if (d->c.fault == FAKE_LOOP)
+			return 0x100;
+		if (d->c.fault == FAKE_GARBAGE)
+			return 0x30000;
+		return d->c.nifs ? BERYL_APP_BASE : 0;
+	default:
+		return kind - 4 + 1u < d->c.nifs ? BERYL_APP_BASE + (uint32_t)(kind - 3) * IF_WIN : 0;
+	}
+}
+
+static uint32_t qfield_read(struct fif *f, struct fq *q, uint32_t reg)
+{
+	switch (reg) {
+	case BERYL_NIC_IF_Q_BASE_LO_OFFSET:
+		return (uint32_t)q->base;
+	case BERYL_NIC_IF_Q_BASE_HI_OFFSET:
+		return (uint32_t)(q->base >> 32);
+	case BERYL_NIC_IF_Q_CTRL_OFFSET:
+		return q->ctrl;
+	case BERYL_NIC_IF_Q_TARGET_OFFSET:
+		return q->target;
+	case BERYL_NIC_IF_Q_PROD_OFFSET:
+		return q->prod;
+	case BERYL_NIC_IF_Q_CONS_OFFSET:
+		return q->cons;
+	}
+	(void)f;
+	return 0;
+}
+
+static uint32_t if_read(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_t reg)
+{
+	const uint32_t params[] = { ifi, d->c.nifs, d->c.ports, d->c.txq, d->c.rxq, d->c.cq, d->c.eq, 16, 16,
+				    d->c.max_frame, d->c.rss_table, 8, 8, d->c.max_desc, 0xf };
+	bool qok = f->qsel_idx < qcount(d, f->qsel_type) && f->qsel_idx < MAX_Q;
+	struct fq *q = qok ? &f->q[f->qsel_type][f->qsel_idx] : NULL;
+
+	if (reg >= BERYL_NIC_IF_IF_INDEX_OFFSET && reg <= BERYL_NIC_IF_FEATURES_OFFSET)
+		return params[(reg - BERYL_NIC_IF_IF_INDEX_OFFSET) / 4];
+	if (reg >= BERYL_NIC_IF_Q_BASE_LO_OFFSET && reg <= BERYL_NIC_IF_Q_CONS_OFFSET) {
+		f->qstatus = !qok;
+		return q ? qfield_read(f, q, reg) : 0;
+	}
+	if (reg >= BERYL_NIC_IF_Q_STAT_PKTS_LO_OFFSET && reg <= BERYL_NIC_IF_Q_STAT_DROPS_HI_OFFSET) {
+		if (reg == BERYL_NIC_IF_Q_STAT_PKTS_LO_OFFSET) {
+			f->qstatus = !qok || f->qsel_type > BERYL_RXQ;
+			memset(f->snap, 0, sizeof(f->snap));
+			if (!f->qstatus) {
+				f->snap[0] = (uint32_t)q->pkts;
+				f->snap[1] = (uint32_t)(q->pkts >> 32);
+				f->snap[2] = (uint32_t)q->bytes;
+				f->snap[3] = (uint32_t)(q->bytes >> 32);
+				f->snap[4] = (uint32_t)q->drops;
+				f->snap[5] = (uint32_t)(q->drops >> 32);
+			}
+		}
+		return f->snap[(reg - BERYL_NIC_IF_Q_STAT_PKTS_LO_OFFSET) / 4];
+	}
+	if (reg >= BERYL_NIC_IF_RSS_KEY0_OFFSET && reg <= BERYL_NIC_IF_RSS_KEY9_OFFSET)
+		return f->key[(reg - BERYL_NIC_IF_RSS_KEY0_OFFSET) / 4];
+	if (reg >= BERYL_NIC_IF_TX_PKTS_OFFSET && reg <= BERYL_NIC_IF_IRQ_MERGED_OFFSET)
+		return CNT(f, reg);
+	if (reg >= BERYL_NIC_IF_PORT_TX_PKTS_OFFSET && reg <= BERYL_NIC_IF_PORT_RX_BYTES_OFFSET)
+		return f->port_cnt[f->port_sel][(reg - BERYL_NIC_IF_PORT_TX_PKTS_OFFSET) / 4];
+	switch (reg) {
+	case BERYL_NIC_IF_Q_SEL_OFFSET:
+		return f->qsel_type << BERYL_NIC_IF_Q_SEL_TYPE_LSB | f->qsel_idx;
+	case BERYL_NIC_IF_Q_STATUS_OFFSET:
+		return f->qstatus;
+	case BERYL_NIC_IF_RSS_CTRL_OFFSET:
+		return f->rss_ctrl;
+	case BERYL_NIC_IF_RSS_DEFAULT_QUEUE_OFFSET:
+		return f->rss_default;
+	case BERYL_NIC_IF_RSS_TBL_IDX_OFFSET:
+		return f->rss_idx;
+	case BERYL_NIC_IF_RSS_TBL_DATA_OFFSET:
+		return d->c.rss_table ? f->table[f->rss_idx++ % d->c.rss_table] : 0;
+	case BERYL_NIC_IF_PORT_SEL_OFFSET:
+		return f->port_sel;
+	case BERYL_NIC_IF_PORT_CTRL_OFFSET:
+		return f->port_ctrl[f->port_sel];
+	}
+	return 0;
+}
+
+static void qfield_write(struct fif *f, struct fq *q, uint32_t reg, uint32_t v)
+{
+	bool en = q->ctrl & BERYL_NIC_IF_Q_CTRL_ENABLE_MASK;
+
+	switch (reg) {
+	case BERYL_NIC_IF_Q_BASE_LO_OFFSET:
+		if (en)
+			f->qstatus = 1;
+		else
+			q->base = (q->base & ~0xffffffffull) | v;
+		break;
+	case BERYL_NIC_IF_Q_BASE_HI_OFFSET:
+		if (en)
+			f->qstatus = 1;
+		else
+			q->base = (q->base & 0xffffffffull) | (uint64_t)v << 32;
+		break;
+	case BERYL_NIC_IF_Q_CTRL_OFFSET:
+		if (en && ((v ^ q->ctrl) & BERYL_NIC_IF_Q_CTRL_LOG_SIZE_MASK))
+			f->qstatus = 1;
+		else
+			q->ctrl = v & (BERYL_NIC_IF_Q_CTRL_ENABLE_MASK | BERYL_NIC_IF_Q_CTRL_ARMED_MASK |
+				       BERYL_NIC_IF_Q_CTRL_LOG_SIZE_MASK | BERYL_NIC_IF_Q_CTRL_PORT_MASK);
+		break;
+	case BERYL_NIC_IF_Q_TARGET_OFFSET:
+		q->target = v;
+		break;
+	case BERYL_NIC_IF_Q_PROD_OFFSET:
+		q->prod = (uint16_t)v;
+		break;
+	case BERYL_NIC_IF_Q_CONS_OFFSET:
+		q->cons = (uint16_t)v;
+		break;
+	}
+}
+
+static void doorbell(struct fake_dev *d, struct fif *f, unsigned ifi, unsigned type, uint32_t v, bool arm)
+{
+	unsigned idx = v & 0xffff;
+	uint16_t ptr = (uint16_t)(v >> 16);
+	struct fq *q = &f->q[type][idx];
+	unsigned size;
+
+	if (idx >= qcount(d, type) || idx >= MAX_Q) {
+		CNT(f, BERYL_NIC_IF_DB_BAD_OFFSET)++;
+		return;
+	}
+	size = 1u << qlog(q);
+	if (type <= BERYL_RXQ) {
+		if ((uint16_t)(ptr - q->cons) > size) {
+			CNT(f, BERYL_NIC_IF_DB_BAD_OFFSET)++;
+			return;
+		}
+		q->prod = ptr;
+		if (type == BERYL_TXQ && (q->ctrl & BERYL_NIC_IF_Q_CTRL_ENABLE_MASK))
+			tx_run(d, ifi, idx);
+		return;
+	}
+	if ((uint16_t)(q->prod - ptr) > size) {
+		CNT(f, BERYL_NIC_IF_DB_BAD_OFFSET)++;
+		return;
+	}
+	q->cons = ptr;
+	if (arm)
+		q->ctrl |= BERYL_NIC_IF_Q_CTRL_ARMED_MASK;
+}
+
+static void if_write(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_t reg, uint32_t v)
+{
+	if (reg >= BERYL_NIC_IF_Q_BASE_LO_OFFSET && reg <= BERYL_NIC_IF_Q_CONS_OFFSET) {
+		bool qok = f->qsel_idx < qcount(d, f->qsel_type) && f->qsel_idx < MAX_Q;
+
+		f->qstatus = !qok;
+		if (qok)
+			qfield_write(f, &f->q[f->qsel_type][f->qsel_idx], reg, v);
+		return;
+	}
+	if (reg >= BERYL_NIC_IF_RSS_KEY0_OFFSET && reg <= BERYL_NIC_IF_RSS_KEY9_OFFSET) {
+		f->key[(reg - BERYL_NIC_IF_RSS_KEY0_OFFSET) / 4] = v;
+		return;
+	}
+	switch (reg) {
+	case BERYL_NIC_IF_TXQ_DB_OFFSET:
+		doorbell(d, f, ifi, BERYL_TXQ, v, false);
+		break;
+	case BERYL_NIC_IF_RXQ_DB_OFFSET:
+		doorbell(d, f, ifi, BERYL_RXQ, v, false);
+		break;
+	case BERYL_NIC_IF_CQ_DB_OFFSET:
+	case BERYL_NIC_IF_CQ_DB_ARM_OFFSET:
+		doorbell(d, f, ifi, BERYL_CQ, v, reg == BERYL_NIC_IF_CQ_DB_ARM_OFFSET);
+		break;
+	case BERYL_NIC_IF_EQ_DB_OFFSET:
+	case BERYL_NIC_IF_EQ_DB_ARM_OFFSET:
+		doorbell(d, f, ifi, BERYL_EQ, v, reg == BERYL_NIC_IF_EQ_DB_ARM_OFFSET);
+		break;
+	case BERYL_NIC_IF_Q_SEL_OFFSET:
+		f->qsel_type = (v & BERYL_NIC_IF_Q_SEL_TYPE_MASK) >> BERYL_NIC_IF_Q_SEL_TYPE_LSB;
+		f->qsel_idx = (v & BERYL_NIC_IF_Q_SEL_QUEUE_MASK) >> BERYL_NIC_IF_Q_SEL_QUEUE_LSB;
+		break;
+	case BERYL_NIC_IF_RSS_CTRL_OFFSET:
+		f->rss_ctrl = v & (BERYL_NIC_IF_RSS_CTRL_ENABLE_MASK | BERYL_NIC_IF_RSS_CTRL_HASH_EN_MASK);
+		break;
+	case BERYL_NIC_IF_RSS_DEFAULT_QUEUE_OFFSET:
+		f->rss_default = v & 0xffff;
+		break;
+	case BERYL_NIC_IF_RSS_TBL_IDX_OFFSET:
+		f->rss_idx = v & 0xffff;
+		break;
+	case BERYL_NIC_IF_RSS_TBL_DATA_OFFSET:
+		if (d->c.rss_table)
+			f->table[f->rss_idx++ % d->c.rss_table] = (uint16_t)v;
+		break;
+	case BERYL_NIC_IF_PORT_SEL_OFFSET:
+		f->port_sel = (v & 0xff) % 8;
+		break;
+	case BERYL_NIC_IF_PORT_CTRL_OFFSET:
+		f->port_ctrl[f->port_sel] = v & 1;
+		break;
+	}
+}
+
+uint32_t fake_dev_read(struct fake_dev *d, uint32_t off)
+{
+	uint32_t base, reg;
+	int kind;
+
+	d->accesses++;
+	if (d->c.fault == FAKE_NOT_BERYL || off % 4)
+		return 0xffffffffu;
+	kind = block_at(d, off, &base);
+	reg = off - base;
+	if (!kind)
+		return 0xffffffffu;
+	if (reg == BERYL_BLOCK_TYPE_OFFSET) {
+		const uint32_t types[] = { BERYL_ID_BLOCK_TYPE, BERYL_PCIE_BLOCK_TYPE, BERYL_MSIX_BLOCK_TYPE };
+
+		return kind < 4 ? types[kind - 1] : BERYL_NIC_IF_BLOCK_TYPE;
+	}
+	if (reg == BERYL_BLOCK_VERSION_OFFSET)
+		return kind == 1 ? d->c.id_version : kind < 4 ? 0x01000000u : d->c.if_version;
+	if (reg == BERYL_BLOCK_NEXT_OFFSET)
+		return next_of(d, kind);
+	if (kind == 1) {
+		switch (reg) {
+		case BERYL_ID_PCI_ID_OFFSET:
+			return 0xbe011234u;
+		case BERYL_ID_PCI_SUBSYS_ID_OFFSET:
+			return 0x00011234u;
+		case BERYL_ID_BERYL_VERSION_OFFSET:
+			return BERYL_BERYL_RELEASE;
+		case BERYL_ID_GIT_HASH_OFFSET:
+			return 0x1234abcdu;
+		case BERYL_ID_BUILD_DATE_OFFSET:
+			return 0x20261122u;
+		case BERYL_ID_BUILD_TIME_OFFSET:
+			return 0x00123456u;
+		case BERYL_ID_SCRATCH_OFFSET:
+			return d->scratch;
+		}
+		return 0;
+	}
+	if (kind == 3)
+		return reg == BERYL_MSIX_VECTOR_COUNT_OFFSET ? 32 : 0;
+	if (kind >= 4)
+		return if_read(d, &d->ifs[kind - 4], (unsigned)kind - 4, reg);
+	return 0;
+}
+
+void fake_dev_write(struct fake_dev *d, uint32_t off, uint32_t val)
+{
+	uint32_t base;
+	int kind;
+
+	d->accesses++;
+	if (d->c.fault == FAKE_NOT_BERYL || off % 4)
+		return;
+	kind = block_at(d, off, &base);
+	if (kind == 1 && off - base == BERYL_ID_SCRATCH_OFFSET)
+		d->scratch = val;
+	if (kind >= 4)
+		if_write(d, &d->ifs[kind - 4], (unsigned)kind - 4, off - base, val);
+}
+
+/* ------------------------------------------------------------------ in-process transport */
+
+struct fake_tr {
+	struct beryl_transport t;
+	struct fake_dev *dev;
+	uint8_t *mem;
+	struct beryl_dma_pool *pool;
+};
+
+static struct fake_tr *ft(struct beryl_transport *t)
+{
+	return t->priv;
+}
+
+static int ft_read32(struct beryl_transport *t, uint64_t off, uint32_t *val)
+{
+	*val = fake_dev_read(ft(t)->dev, (uint32_t)off);
+	return 0;
+}
+
+static int ft_write32(struct beryl_transport *t, uint64_t off, uint32_t val)
+{
+	fake_dev_write(ft(t)->dev, (uint32_t)off, val);
+	return 0;
+}
+
+static int ft_dma_alloc(struct beryl_transport *t, size_t size, size_t align, struct beryl_dma_buf *buf)
+{
+	return beryl_dma_pool_alloc(ft(t)->pool, size, align, buf);
+}
+
+static void ft_dma_free(struct beryl_transport *t, struct beryl_dma_buf *buf)
+{
+	beryl_dma_pool_free(ft(t)->pool, buf);
+}
+
+static int ft_wait_irq(struct beryl_transport *t, int timeout_ms, uint32_t *vector)
+{
+	(void)timeout_ms;
+	return fake_dev_irq_pop(ft(t)->dev, vector);
+}
+
+static void ft_close(struct beryl_transport *t)
+{
+	struct fake_tr *f = ft(t);
+
+	fake_dev_destroy(f->dev);
+	beryl_dma_pool_destroy(f->pool);
+	free(f->mem);
+	free(f);
+}
+
+static const struct beryl_transport_ops fake_ops = {
+	.name = "fake",
+	.read32 = ft_read32,
+	.write32 = ft_write32,
+	.dma_alloc = ft_dma_alloc,
+	.dma_free = ft_dma_free,
+	.wait_irq = ft_wait_irq,
+	.close = ft_close,
+};
+
+int fake_transport_open(const struct fake_dev_cfg *cfg, size_t mem_size, struct beryl_transport **out)
+{
+	struct fake_tr *f = calloc(1, sizeof(*f));
+	const uint64_t base = 0x100000000ull;
+
+	if (!f)
+		return -ENOMEM;
+	f->t.ops = &fake_ops;
+	f->t.priv = f;
+	f->mem = aligned_alloc(4096, mem_size);
+	f->dev = f->mem ? fake_dev_create(cfg, f->mem, base, mem_size) : NULL;
+	if (!f->dev || beryl_dma_pool_create(f->mem, base, mem_size, &f->pool)) {
+		fake_dev_destroy(f->dev);
+		free(f->mem);
+		free(f);
+		return -ENOMEM;
+	}
+	*out = &f->t;
+	return 0;
+}
+
+struct fake_dev *fake_transport_dev(struct beryl_transport *t)
+{
+	return ft(t)->dev;
+}
+
+size_t fake_transport_dma_in_use(struct beryl_transport *t)
+{
+	return beryl_dma_pool_in_use(ft(t)->pool);
+}

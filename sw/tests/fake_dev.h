@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small fake Beryl device for tests: answers the register chain, the queue registers and RSS,
+ * and moves frames: a TX doorbell sends the queue's packets at once to the peer interface
+ * (interface i ^ 1, or itself with one interface), with completions, events and interrupts.
+ */
+#ifndef FAKE_DEV_H
+#define FAKE_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "beryl.h"
+
+enum fake_fault { FAKE_OK, FAKE_LOOP, FAKE_GARBAGE, FAKE_NOT_BERYL };
+
+struct fake_dev_cfg {
+	unsigned nifs;                  /* NIC interfaces (0..4) */
+	uint32_t if_version, id_version;
+	enum fake_fault fault;
+	unsigned txq, rxq, cq, eq, ports, rss_table, max_frame, max_desc;
+};
+
+struct fake_dev;
+
+void fake_dev_default_cfg(struct fake_dev_cfg *cfg);
+struct fake_dev *fake_dev_create(const struct fake_dev_cfg *cfg, uint8_t *mem, uint64_t mem_base,
+				 size_t mem_size);
+void fake_dev_destroy(struct fake_dev *d);
+uint32_t fake_dev_read(struct fake_dev *d, uint32_t off);
+void fake_dev_write(struct fake_dev *d, uint32_t off, uint32_t val);
+int fake_dev_irq_pop(struct fake_dev *d, uint32_t *vector);   /* 1 if one was pending */
+uint64_t fake_dev_accesses(const struct fake_dev *d);
+
+/* An in-process transport over a fake device (host memory from malloc). */
+int fake_transport_open(const struct fake_dev_cfg *cfg, size_t mem_size, struct beryl_transport **out);
+struct fake_dev *fake_transport_dev(struct beryl_transport *t);
+size_t fake_transport_dma_in_use(struct beryl_transport *t);
+
+#endif /* FAKE_DEV_H */

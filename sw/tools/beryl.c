@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: MIT
+/*
+ * beryl: device tool in the habits of ethtool/iproute2. Verbs: info, dump, stats, rss.
+ * Every read verb takes --json. Exit codes: 0 ok, 1 device error, 2 usage, 3 no device reachable,
+ * 4 version mismatch.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "beryl.h"
+#include "beryl_regs.h"
+
+enum { EXIT_DEV = 1, EXIT_USAGE = 2, EXIT_NODEV = 3, EXIT_VERSION = 4 };
+
+struct opts {
+	const char *socket, *transport;
+	bool json, all, queues;
+	int ifn;                   /* -1: every interface */
+	int qtype, qidx;           /* --queue TYPE:IDX; qtype -1: none */
+	const char *key, *table, *hash;
+	int equal, enable, defq;   /* -1: unchanged */
+};
+
+static const char *prog = "beryl";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [-s SOCKET] [-t TRANSPORT] [--json] COMMAND [options]\n"
+		"  info                                identity, build parameters, register blocks\n"
+		"  dump  [--if N] [--queue TYPE:IDX] [--all]\n"
+		"                                      queue state (TYPE txq|rxq|cq|eq; enabled queues unless --all)\n"
+		"  stats [--if N] [--queues|--queue TYPE:IDX] [--all]\n"
+		"                                      interface and port counters; per-queue counters\n"
+		"                                      (non-zero ones unless --all) with --queues\n"
+		"  rss get [--if N]\n"
+		"  rss set [--if N] [--key HEX] [--table Q0,Q1,..|--equal N] [--hash LIST] [--enable|--disable]\n"
+		"          [--default Q]               LIST: ipv4,ipv4-tcp,ipv4-udp,ipv6,ipv6-tcp,ipv6-udp,all,none\n"
+		"options: -s, --socket PATH  simulator socket (default %s)\n"
+		"         -t, --transport T  transport (default sim)\n"
+		"         -j, --json         JSON output\n"
+		"exit codes: 0 ok, 1 device error, 2 usage, 3 no device reachable, 4 version mismatch\n",
+		prog, BERYL_SIM_DEFAULT_SOCKET);
+}
+
+static int fail(int err, const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, what, beryl_errmsg());
+	switch (-err) {
+	case ENOENT:
+	case ECONNREFUSED:
+	case ENODEV:
+		return EXIT_NODEV;
+	case EPROTO:
+		return EXIT_VERSION;
+	default:
+		return EXIT_DEV;
+	}
+}
+
+static void version_str(uint32_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u", v >> 24, (v >> 16) & 0xff, v & 0xffff);
+}
+
+static const char *const hash_names[] = { "ipv4", "ipv4-tcp", "ipv4-udp", "ipv6", "ipv6-tcp", "ipv6-udp" };
+static const struct {
+	uint32_t mask;
+	const char *name;
+} features[] = {
+	{ BERYL_NIC_IF_FEATURES_TX_CSUM_MASK, "tx-csum" }, { BERYL_NIC_IF_FEATURES_RX_CSUM_MASK, "rx-csum" },
+	{ BERYL_NIC_IF_FEATURES_RSS_MASK, "rss" }, { BERYL_NIC_IF_FEATURES_TX_SG_MASK, "tx-sg" },
+};
+
+/* ------------------------------------------------------------------ info */
+
+static void print_params_json(const struct beryl_if *nif)
+{
+	const struct beryl_if_params *p = beryl_if_params(nif);
+	char v[32];
+
+	version_str(beryl_if_version(nif), v, sizeof(v));
+	printf("{\"index\": %u, \"offset\": %u, \"version\": \"%s\", \"if_count\": %u, \"port_count\": %u, "
+	       "\"txq_count\": %u, \"rxq_count\": %u, \"cq_count\": %u, \"eq_count\": %u, \"tx_slots\": %u, "
+	       "\"rx_slots\": %u, \"max_frame\": %u, \"rss_table_size\": %u, \"desc_batch\": %u, "
+	       "\"cpl_batch\": %u, \"max_desc_per_pkt\": %u, \"features\": [", p->if_index, beryl_if_offset(nif),
+	       v, p->if_count, p->port_count, p->txq_count, p->rxq_count, p->cq_count, p->eq_count, p->tx_slots,
+	       p->rx_slots, p->max_frame, p->rss_table_size, p->desc_batch, p->cpl_batch, p->max_desc_per_pkt);
+	for (unsigned i = 0, n = 0; i < sizeof(features) / sizeof(features[0]); i++)
+		if (p->features & features[i].mask)
+			printf("%s\"%s\"", n++ ? ", " : "", features[i].name);
+	printf("]}");
+}
+
+static int cmd_info(struct beryl_dev *dev, const struct opts *o)
+{
+	const struct beryl_identity *id = beryl_identity(dev);
+	struct beryl_transport *t = beryl_dev_transport(dev);
+	char sim[1024] = "", rel[32];
+	bool have_sim = t->ops->info_json && !t->ops->info_json(t, sim, sizeof(sim));
+
+	version_str(id->beryl_version, rel, sizeof(rel));
+	if (o->json) {
+		printf("{\"transport\": \"%s\", \"identity\": {\"vendor_id\": %u, \"device_id\": %u, "
+		       "\"subsys_vendor_id\": %u, \"subsys_id\": %u, \"release\": \"%s\", \"git_hash\": \"%08x\", "
+		       "\"build_date\": \"%04x-%02x-%02x\", \"build_time\": \"%02x:%02x:%02x\", \"msix_vectors\": %u}, "
+		       "\"blocks\": [", t->ops->name, id->vendor_id, id->device_id, id->subsys_vendor_id,
+		       id->subsys_id, rel, id->git_hash, id->build_date >> 16, (id->build_date >> 8) & 0xff,
+		       id->build_date & 0xff, (id->build_time >> 16) & 0xff, (id->build_time >> 8) & 0xff,
+		       id->build_time & 0xff, id->msix_vectors);
+		for (unsigned i = 0; i < beryl_block_count(dev); i++) {
+			const struct beryl_block *b = beryl_block_get(dev, i);
+			char v[32];
+
+			version_str(b->version, v, sizeof(v));
+			printf("%s{\"name\": %s%s%s, \"type\": %u, \"version\": \"%s\", \"offset\": %u, \"next\": %u}",
+			       i ? ", " : "", b->name ? "\"" : "", b->name ? b->name : "null", b->name ? "\"" : "",
+			       b->type, v, b->offset, b->next);
+		}
+		printf("], \"interfaces\": [");
+		for (unsigned i = 0; i < beryl_if_count(dev); i++) {
+			printf(i ? ", " : "");
+			print_params_json(beryl_if_get(dev, i));
+		}
+		printf("], \"simulator\": %s}\n", have_sim ? sim : "null");
+		return 0;
+	}
+	printf("Beryl device (transport %s)\n", t->ops->name);
+	printf("  PCI id:          %04x:%04x (subsystem %04x:%04x)\n", id->vendor_id, id->device_id,
+	       id->subsys_vendor_id, id->subsys_id);
+	printf("  release:         %s\n", rel);
+	printf("  git hash:        %08x\n", id->git_hash);
+	printf("  built:           %04x-%02x-%02x %02x:%02x:%02x UTC\n", id->build_date >> 16,
+	       (id->build_date >> 8) & 0xff, id->build_date & 0xff, (id->build_time >> 16) & 0xff,
+	       (id->build_time >> 8) & 0xff, id->build_time & 0xff);
+	printf("  MSI-X vectors:   %u\n", id->msix_vectors);
+	printf("Register blocks:\n  %-9s %-11s %-9s %s\n", "offset", "type", "version", "name");
+	for (unsigned i = 0; i < beryl_block_count(dev); i++) {
+		const struct beryl_block *b = beryl_block_get(dev, i);
+		char v[32];
+
+		version_str(b->version, v, sizeof(v));
+		printf("  0x%05x   0x%08x  %-9s %s\n", b->offset, b->type, v, b->name ? b->name : "(unknown)");
+	}
+	printf("NIC interfaces: %u\n", beryl_if_count(dev));
+	for (unsigned i = 0; i < beryl_if_count(dev); i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		const struct beryl_if_params *p = beryl_if_params(nif);
+
+		printf("  if %u at 0x%05x: %u port(s), %u TXQ, %u RXQ, %u CQ, %u EQ\n", p->if_index,
+		       beryl_if_offset(nif), p->port_count, p->txq_count, p->rxq_count, p->cq_count, p->eq_count);
+		printf("    max frame %u, RSS table %u, TX slots %u, RX slots %u, descriptor batch %u, "
+		       "completion batch %u, descriptors/packet %u\n", p->max_frame, p->rss_table_size,
+		       p->tx_slots, p->rx_slots, p->desc_batch, p->cpl_batch, p->max_desc_per_pkt);
+		printf("    features:");
+		for (unsigned k = 0; k < sizeof(features) / sizeof(features[0]); k++)
+			if (p->features & features[k].mask)
+				printf(" %s", features[k].name);
+		printf("\n");
+	}
+	if (have_sim)
+		printf("Simulator: %s\n", sim);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ dump */
+
+static int if_range(struct beryl_dev *dev, const struct opts *o, unsigned *lo, unsigned *hi)
+{
+	if (o->ifn >= 0) {
+		if ((unsigned)o->ifn >= beryl_if_count(dev)) {
+			fprintf(stderr, "%s: interface %d out of range (the device has %u)\n", prog, o->ifn,
+				beryl_if_count(dev));
+			return EXIT_USAGE;
+		}
+		*lo = (unsigned)o->ifn;
+		*hi = *lo + 1;
+	} else {
+		*lo = 0;
+		*hi = beryl_if_count(dev);
+	}
+	return 0;
+}
+
+static int cmd_dump(struct beryl_dev *dev, const struct opts *o)
+{
+	unsigned lo, hi, n = 0;
+	int rc = if_range(dev, o, &lo, &hi);
+
+	if (rc)
+		return rc;
+	if (o->json)
+		printf("{\"queues\": [");
+	else
+		printf("%-3s %-4s %5s  %-3s %-3s %-5s %-4s %-18s %-10s %6s %6s\n", "if", "type", "index", "en",
+		       "arm", "log2", "port", "base", "target", "prod", "cons");
+	for (unsigned i = lo; i < hi; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+
+		for (int t = 0; t < 4; t++) {
+			unsigned count = beryl_queue_count(nif, (enum beryl_qtype)t);
+			unsigned first = o->qtype >= 0 ? (unsigned)o->qidx : 0;
+			uint32_t *ctrl = NULL;
+
+			if (o->qtype >= 0 && t != o->qtype)
+				continue;
+			if (o->qtype >= 0) {
+				count = first + 1;   /* one queue asked for: out of range is an error */
+			} else if (!o->all) {
+				/* a listing skips disabled queues: their control words first, in one batch */
+				int err;
+
+				ctrl = calloc(count ? count : 1, sizeof(*ctrl));
+				err = ctrl ? beryl_queue_ctrl_all(nif, (enum beryl_qtype)t, ctrl) : -ENOMEM;
+				if (err) {
+					free(ctrl);
+					return fail(err, "dump");
+				}
+			}
+			for (unsigned q = first; q < count; q++) {
+				struct beryl_queue_state s;
+				int err;
+
+				if (ctrl && !(ctrl[q] & 1u))
+					continue;
+				err = beryl_queue_read(nif, (enum beryl_qtype)t, q, &s);
+				if (err)
+					free(ctrl);
+				if (err == -ERANGE) {
+					fprintf(stderr, "%s: %s\n", prog, beryl_errmsg());
+					return EXIT_USAGE;
+				}
+				if (err)
+					return fail(err, "dump");
+				if (!s.enable && !o->all && o->qtype < 0)
+					continue;
+				if (o->json)
+					printf("%s{\"if\": %u, \"type\": \"%s\", \"index\": %u, \"enable\": %s, "
+					       "\"armed\": %s, \"log_size\": %u, \"port\": %u, \"base\": %llu, "
+					       "\"target\": %u, \"prod\": %u, \"cons\": %u}", n ? ", " : "", i,
+					       beryl_qtype_name(t), q, s.enable ? "true" : "false",
+					       s.armed ? "true" : "false", s.log_size, s.port,
+					       (unsigned long long)s.base, s.target, s.prod, s.cons);
+				else
+					printf("%-3u %-4s %5u  %-3s %-3s %-5u %-4u 0x%016llx 0x%08x %6u %6u\n", i,
+					       beryl_qtype_name(t), q, s.enable ? "yes" : "no", s.armed ? "yes" : "no",
+					       s.log_size, s.port, (unsigned long long)s.base, s.target, s.prod, s.cons);
+				n++;
+			}
+			free(ctrl);
+		}
+	}
+	if (o->json)
+		printf("]}\n");
+	else if (!n)
+		printf("(no enabled queues; --all lists every queue)\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ stats */
+
+static int cmd_stats(struct beryl_dev *dev, const struct opts *o)
+{
+	unsigned lo, hi;
+	int rc = if_range(dev, o, &lo, &hi);
+
+	if (rc)
+		return rc;
+	if (o->json)
+		printf("{\"interfaces\": [");
+	for (unsigned i = lo; i < hi; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		const struct beryl_if_params *p = beryl_if_params(nif);
+		struct beryl_counter c[64];
+		int n = beryl_if_counters(nif, c, 64), nq = 0;
+
+		if (n < 0)
+			return fail(n, "stats");
+		if (o->json) {
+			printf("%s{\"if\": %u, \"counters\": {", i > lo ? ", " : "", i);
+			for (int k = 0; k < n; k++)
+				printf("%s\"%s\": %u", k ? ", " : "", c[k].name, c[k].value);
+			printf("}, \"ports\": [");
+		} else {
+			printf("interface %u:\n", i);
+			for (int k = 0; k < n; k++)
+				if (c[k].value || o->all)
+					printf("  %-20s %u\n", c[k].name, c[k].value);
+		}
+		for (unsigned port = 0; port < p->port_count; port++) {
+			struct beryl_port_stats ps;
+			int err = beryl_port_stats(nif, port, &ps);
+
+			if (err)
+				return fail(err, "stats");
+			if (o->json)
+				printf("%s{\"port\": %u, \"tx_enable\": %s, \"tx_pkts\": %u, \"tx_bytes\": %u, "
+				       "\"rx_pkts\": %u, \"rx_bytes\": %u}", port ? ", " : "", port,
+				       ps.tx_enable ? "true" : "false", ps.tx_pkts, ps.tx_bytes, ps.rx_pkts, ps.rx_bytes);
+			else
+				printf("  port %u: tx %u pkts %u bytes, rx %u pkts %u bytes%s\n", port, ps.tx_pkts,
+				       ps.tx_bytes, ps.rx_pkts, ps.rx_bytes, ps.tx_enable ? "" : " (tx disabled)");
+		}
+		if (o->json)
+			printf("], \"queues\": [");
+		for (int t = BERYL_TXQ; t <= BERYL_RXQ && (o->queues || o->qtype >= 0); t++) {
+			for (unsigned q = 0; q < beryl_queue_count(nif, (enum beryl_qtype)t); q++) {
+				struct beryl_queue_stats s;
+				int err;
+
+				if (o->qtype >= 0 && (t != o->qtype || q != (unsigned)o->qidx))
+					continue;
+				err = beryl_queue_stats(nif, (enum beryl_qtype)t, q, &s);
+				if (err)
+					return fail(err, "stats");
+				if (!s.packets && !s.drops && !o->all && o->qtype < 0)
+					continue;
+				if (o->json)
+					printf("%s{\"type\": \"%s\", \"index\": %u, \"packets\": %llu, \"bytes\": %llu, "
+					       "\"drops\": %llu}", nq ? ", " : "", beryl_qtype_name(t), q,
+					       (unsigned long long)s.packets, (unsigned long long)s.bytes,
+					       (unsigned long long)s.drops);
+				else
+					printf("  %s %-4u %llu pkts %llu bytes %llu drops\n", beryl_qtype_name(t), q,
+					       (unsigned long long)s.packets, (unsigned long long)s.bytes,
+					       (unsigned long long)s.drops);
+				nq++;
+			}
+		}
+		if (o->json)
+			printf("]}");
+	}
+	if (o->json)
+		printf("]}\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ rss */
+
+static int parse_hash(const char *s, uint32_t *out)
+{
+	char buf[256], *save, *tok;
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned k;
+
+		if (!strcmp(tok, "all")) {
+			*out |= BERYL_RSS_HASH_ALL;
+			continue;
+		}
+		if (!strcmp(tok, "none"))
+			continue;
+		for (k = 0; k < 6 && strcmp(tok, hash_names[k]); k++)
+			;
+		if (k == 6)
+			return -1;
+		*out |= 1u << k;
+	}
+	return 0;
+}
+
+static int parse_key(const char *s, uint8_t *key)
+{
+	unsigned n = 0;
+
+	while (*s && n < BERYL_RSS_KEY_BYTES) {
+		unsigned v;
+
+		if (*s == ':' || *s == ' ') {
+			s++;
+			continue;
+		}
+		if (sscanf(s, "%2x", &v) != 1 || !s[1])
+			return -1;
+		key[n++] = (uint8_t)v;
+		s += 2;
+	}
+	return n == BERYL_RSS_KEY_BYTES && !*s ? 0 : -1;
+}
+
+static int rss_get(struct beryl_if *nif, const struct opts *o, bool first)
+{
+	const struct beryl_if_params *p = beryl_if_params(nif);
+	uint16_t *table = calloc(p->rss_table_size ? p->rss_table_size : 1, sizeof(*table));
+	struct beryl_rss r = { .table = table };
+	int err;
+
+	if (!table)
+		return fail(-ENOMEM, "rss");
+	err = beryl_rss_get(nif, &r);
+	if (err) {
+		free(table);
+		return fail(err, "rss get");
+	}
+	if (o->json) {
+		printf("%s{\"if\": %u, \"enable\": %s, \"hash\": [", first ? "" : ", ", p->if_index,
+		       r.enable ? "true" : "false");
+		for (unsigned k = 0, n = 0; k < 6; k++)
+			if (r.hash_en & (1u << k))
+				printf("%s\"%s\"", n++ ? ", " : "", hash_names[k]);
+		printf("], \"default_queue\": %u, \"key\": \"", r.default_queue);
+		for (unsigned k = 0; k < BERYL_RSS_KEY_BYTES; k++)
+			printf("%02x", r.key[k]);
+		printf("\", \"table\": [");
+		for (unsigned k = 0; k < r.table_size; k++)
+			printf("%s%u", k ? ", " : "", table[k]);
+		printf("]}");
+	} else {
+		printf("interface %u: RSS %s, default queue %u\n  hash:", p->if_index,
+		       r.enable ? "enabled" : "disabled", r.default_queue);
+		for (unsigned k = 0; k < 6; k++)
+			if (r.hash_en & (1u << k))
+				printf(" %s", hash_names[k]);
+		printf("%s\n  key:  ", r.hash_en ? "" : " none");
+		for (unsigned k = 0; k < BERYL_RSS_KEY_BYTES; k++)
+			printf("%02x%s", r.key[k], k % 20 == 19 && k + 1 < BERYL_RSS_KEY_BYTES ? "\n        " : "");
+		printf("\n  indirection table (%u entries):", r.table_size);
+		for (unsigned k = 0; k < r.table_size; k++)
+			printf("%s%4u", k % 16 ? "" : "\n   ", table[k]);
+		printf("\n");
+	}
+	free(table);
+	return 0;
+}
+
+static int rss_set(struct beryl_if *nif, const struct opts *o)
+{
+	const struct beryl_if_params *p = beryl_if_params(nif);
+	uint16_t *table = calloc(p->rss_table_size ? p->rss_table_size : 1, sizeof(*table));
+	struct beryl_rss r = { .table = table };
+	bool set_key = false;
+	int err;
+
+	if (!table)
+		return fail(-ENOMEM, "rss");
+	err = beryl_rss_get(nif, &r);
+	if (err)
+		goto out;
+	if (o->key) {
+		if (parse_key(o->key, r.key)) {
+			fprintf(stderr, "%s: --key wants %d hex bytes (colons allowed)\n", prog, BERYL_RSS_KEY_BYTES);
+			free(table);
+			return EXIT_USAGE;
+		}
+		set_key = true;
+	}
+	if (o->hash && parse_hash(o->hash, &r.hash_en)) {
+		fprintf(stderr, "%s: --hash: unknown type in '%s'\n", prog, o->hash);
+		free(table);
+		return EXIT_USAGE;
+	}
+	if (o->equal > 0) {
+		for (unsigned k = 0; k < r.table_size; k++)
+			table[k] = (uint16_t)(k % (unsigned)o->equal);
+	} else if (o->table) {
+		uint16_t list[4096];
+		unsigned n = 0;
+		const char *s = o->table;
+
+		while (*s && n < 4096) {
+			char *end;
+			unsigned long v = strtoul(s, &end, 0);
+
+			if (end == s || (*end && *end != ',')) {
+				fprintf(stderr, "%s: --table wants comma-separated queue numbers\n", prog);
+				free(table);
+				return EXIT_USAGE;
+			}
+			list[n++] = (uint16_t)v;
+			s = *end ? end + 1 : end;
+		}
+		/* a shorter list repeats over the whole table */
+		for (unsigned k = 0; n && k < r.table_size; k++)
+			table[k] = list[k % n];
+	}
+	if (o->enable >= 0)
+		r.enable = o->enable;
+	if (o->defq >= 0)
+		r.default_queue = (uint32_t)o->defq;
+	err = beryl_rss_set(nif, &r, set_key);
+out:
+	free(table);
+	if (err)
+		return err == -ERANGE || err == -EINVAL ? (fprintf(stderr, "%s: rss set: %s\n", prog, beryl_errmsg()),
+							   EXIT_USAGE) : fail(err, "rss set");
+	return 0;
+}
+
+static int cmd_rss(struct beryl_dev *dev, const struct opts *o, const char *verb)
+{
+	unsigned lo, hi;
+	int rc = if_range(dev, o, &lo, &hi);
+
+	if (rc)
+		return rc;
+	if (!strcmp(verb, "get")) {
+		if (o->json)
+			printf("{\"interfaces\": [");
+		for (unsigned i = lo; i < hi && !rc; i++)
+			rc = rss_get(beryl_if_get(dev, i), o, i == lo);
+		if (o->json)
+			printf("]}\n");
+		return rc;
+	}
+	if (!strcmp(verb, "set")) {
+		for (unsigned i = lo; i < hi && !rc; i++)
+			rc = rss_set(beryl_if_get(dev, i), o);
+		return rc;
+	}
+	fprintf(stderr, "%s: rss wants get or set\n", prog);
+	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static int parse_queue(const char *s, struct opts *o)
+{
+	char type[8];
+	unsigned idx;
+
+	if (sscanf(s, "%7[a-z]:%u", type, &idx) != 2)
+		return -1;
+	for (int t = 0; t < 4; t++) {
+		if (!strcmp(type, beryl_qtype_name(t))) {
+			o->qtype = t;
+			o->qidx = (int)idx;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "socket", required_argument, NULL, 's' }, { "transport", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ "if", required_argument, NULL, 'i' }, { "queue", required_argument, NULL, 'q' },
+		{ "all", no_argument, NULL, 'a' }, { "queues", no_argument, NULL, 'Q' }, { "key", required_argument, NULL, 'k' },
+		{ "table", required_argument, NULL, 'T' }, { "equal", required_argument, NULL, 'e' },
+		{ "hash", required_argument, NULL, 'H' }, { "enable", no_argument, NULL, 'E' },
+		{ "disable", no_argument, NULL, 'D' }, { "default", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .ifn = -1, .qtype = -1, .equal = -1, .enable = -1, .defq = -1 };
+	const char *cmd = NULL, *verb = NULL;
+	struct beryl_dev *dev;
+	int c, err, rc;
+
+	while ((c = getopt_long(argc, argv, "s:t:jhi:q:a", lopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o.socket = optarg;
+			break;
+		case 't':
+			o.transport = optarg;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'i':
+			o.ifn = atoi(optarg);
+			break;
+		case 'q':
+			if (parse_queue(optarg, &o)) {
+				fprintf(stderr, "%s: --queue wants TYPE:INDEX, TYPE one of txq rxq cq eq\n", prog);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'a':
+			o.all = true;
+			break;
+		case 'Q':
+			o.queues = true;
+			break;
+		case 'k':
+			o.key = optarg;
+			break;
+		case 'T':
+			o.table = optarg;
+			break;
+		case 'e':
+			o.equal = atoi(optarg);
+			if (o.equal <= 0) {
+				fprintf(stderr, "%s: --equal wants a queue count >= 1\n", prog);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'H':
+			o.hash = optarg;
+			break;
+		case 'E':
+			o.enable = 1;
+			break;
+		case 'D':
+			o.enable = 0;
+			break;
+		case 'd':
+			o.defq = atoi(optarg);
+			break;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		cmd = argv[optind++];
+	if (optind < argc)
+		verb = argv[optind++];
+	if (!cmd || (strcmp(cmd, "rss") && verb) || optind < argc ||
+	    (strcmp(cmd, "info") && strcmp(cmd, "dump") && strcmp(cmd, "stats") && strcmp(cmd, "rss"))) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "rss") && !verb)
+		verb = "get";
+	err = beryl_open(o.transport, o.socket, &dev);
+	if (err)
+		return fail(err, "cannot open the device");
+	if (!strcmp(cmd, "info"))
+		rc = cmd_info(dev, &o);
+	else if (!strcmp(cmd, "dump"))
+		rc = cmd_dump(dev, &o);
+	else if (!strcmp(cmd, "stats"))
+		rc = cmd_stats(dev, &o);
+	else
+		rc = cmd_rss(dev, &o, verb);
+	beryl_close(dev);
+	return rc;
+}
