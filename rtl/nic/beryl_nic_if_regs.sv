@@ -205,9 +205,9 @@ module beryl_nic_if_regs #(
   assign port_ok = 32'(port_sel_q) < 32'(PORT_COUNT);
 
   always_comb begin
-    direct_rd = param_word(off_q);
-    if (off_q >= CNT_BASE && off_q < CNT_BASE + 4 * CNT_COUNT) begin
-      direct_rd = counters[(off_q - CNT_BASE) * 8 +: 32];
+    direct_rd = param_word(off);
+    if (off >= CNT_BASE && off < CNT_BASE + 4 * CNT_COUNT) begin
+      direct_rd = counters[(off - CNT_BASE) * 8 +: 32];
     end
     if (off == O_Q_SEL)     direct_rd = {2'b0, qtype_q, 4'b0, qsel_q};
     if (off == O_Q_STATUS)  direct_rd = {31'b0, qerr_q};
@@ -250,7 +250,7 @@ module beryl_nic_if_regs #(
           addr_q  <= a;
           wdata_q <= s_axil_wdata;
           state_q <= S_RESP;
-          rdata_q <= 32'h0;
+          rdata_q <= direct_rd;
           if (wr_go) begin
             if (off >= O_TXQ_DB && off <= O_EQ_DB_ARM) begin
               state_q <= S_WR_DB;
@@ -354,17 +354,16 @@ module beryl_nic_if_regs #(
     end
   end
 
-  // the indirection-table shadow: written with the real table, read for RSS_TBL_DATA
+  // the indirection-table shadow: written with the real table, read for RSS_TBL_DATA (like the
+  // table itself it holds no reset value: software writes the table before enabling RSS)
   always_ff @(posedge clk) begin
     if (rss_tbl_wr_en) tbl_shadow[rss_tbl_wr_addr] <= rss_tbl_wr_data;
     tbl_rd_q <= tbl_shadow[rss_idx_q[TBL_W-1:0]];
   end
 
-  // responses: direct registers are read when the response is presented
+  // responses: direct registers are latched when the read is accepted (RDATA stable, AXI A3.2.1)
   logic [31:0] rd_value;
-  logic        rd_from_q;
-  assign rd_from_q = (off_q >= O_Q_BASE_LO && off_q <= O_Q_CONS) || off_q == O_Q_STAT0 || off_q == O_RSS_DATA;
-  assign rd_value  = rd_from_q ? rdata_q : direct_rd;
+  assign rd_value  = rdata_q;
 
   assign s_axil_bvalid = (state_q == S_RESP) && is_wr_q;
   assign s_axil_bresp  = 2'b00;

@@ -288,7 +288,6 @@ package beryl_regs_pkg;
   localparam int unsigned NIC_IF_RSS_TBL_IDX_INDEX_W = 16;
   localparam logic [31:0] NIC_IF_RSS_TBL_IDX_INDEX_MASK = 32'h0000ffff;
   localparam int unsigned NIC_IF_RSS_TBL_DATA_OFFSET = 188;             // RW RSS table data
-  localparam logic [31:0] NIC_IF_RSS_TBL_DATA_RESET = 32'h00000000;
   localparam int unsigned NIC_IF_RSS_TBL_DATA_QUEUE_LSB = 0;
   localparam int unsigned NIC_IF_RSS_TBL_DATA_QUEUE_W = 16;
   localparam logic [31:0] NIC_IF_RSS_TBL_DATA_QUEUE_MASK = 32'h0000ffff;

@@ -283,7 +283,6 @@ NIC_IF_RSS_TBL_IDX_INDEX_LSB = 0
 NIC_IF_RSS_TBL_IDX_INDEX_W = 16
 NIC_IF_RSS_TBL_IDX_INDEX_MASK = 0x0000ffff
 NIC_IF_RSS_TBL_DATA_OFFSET = 188                        # RW RSS table data
-NIC_IF_RSS_TBL_DATA_RESET = 0x00000000
 NIC_IF_RSS_TBL_DATA_QUEUE_LSB = 0
 NIC_IF_RSS_TBL_DATA_QUEUE_W = 16
 NIC_IF_RSS_TBL_DATA_QUEUE_MASK = 0x0000ffff
@@ -472,7 +471,7 @@ BLOCKS = {
             'RSS_CTRL': {'offset': 0xb0, 'access': 'RW', 'reset': 0x00000000, 'fields': {'ENABLE': (0, 1), 'HASH_EN': (8, 6)}},
             'RSS_DEFAULT_QUEUE': {'offset': 0xb4, 'access': 'RW', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16)}},
             'RSS_TBL_IDX': {'offset': 0xb8, 'access': 'RW', 'reset': 0x00000000, 'fields': {'INDEX': (0, 16)}},
-            'RSS_TBL_DATA': {'offset': 0xbc, 'access': 'RW', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16)}},
+            'RSS_TBL_DATA': {'offset': 0xbc, 'access': 'RW', 'reset': None, 'fields': {'QUEUE': (0, 16)}},
             'RSS_KEY0': {'offset': 0xc0, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
             'RSS_KEY1': {'offset': 0xc4, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
             'RSS_KEY2': {'offset': 0xc8, 'access': 'RW', 'reset': 0x00000000, 'fields': {'KEY': (0, 32)}},
