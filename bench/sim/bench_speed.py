@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: MIT
+"""Speed of the C++ simulator (sim/) in simulated clock cycles per second, default build.
+
+    python3 bench/sim/bench_speed.py [--cycles N] [--frames N] [--len BYTES] [--binary PATH]
+
+Rows:
+  idle-clocking  the clock runs with nothing to do (beryl-sim --bench-cycles N, no driver)
+  loaded         interface 0 sends frames to interface 1 over the simulated wire, driven by the
+                 Python driver model through sim/client.py; cycles counted while the simulator
+                 was clocking (STATS busy_cycles / busy_wall_s), plus per CPU-second of the
+                 simulator process (the machine is shared: wall time includes waiting for a core)
+Prints a table; the machine's load average is printed with it.
+"""
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tb" / "model"))
+from sim.client import SimClient  # noqa: E402
+
+import beryl_nic as N  # noqa: E402
+
+
+def cpu_s(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def build():
+    subprocess.run(["make", "-s", "-C", str(ROOT / "sim")], check=True)
+    return subprocess.run(["make", "-s", "-C", str(ROOT / "sim"), "print-bin"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def idle_row(binary, cycles):
+    t0 = os.times()
+    out = subprocess.run([binary, "--bench-cycles", str(cycles), "--quiet"], capture_output=True, text=True,
+                         check=True).stdout
+    t1 = os.times()
+    r = json.loads(out.strip().splitlines()[-1])
+    cpu = (t1.children_user + t1.children_system) - (t0.children_user + t0.children_system)
+    return {"mode": "idle-clocking", "cycles": r["cycles"], "wall_s": r["wall_s"],
+            "cycles_per_s": r["cycles_per_s"], "cycles_per_cpu_s": r["cycles"] / cpu if cpu else 0, "note": ""}
+
+
+def loaded_row(binary, frames, length):
+    tmp = tempfile.mkdtemp(prefix="beryl-bench-")
+    sock = os.path.join(tmp, "sim.sock")
+    proc = subprocess.Popen([binary, "--socket", sock, "--mem-mb", "64"] + ([] if os.environ.get("BENCH_VERBOSE") else ["--quiet"]))
+    try:
+        c = SimClient(sock)
+        rng = random.Random(1)
+
+        async def run():
+            dev = await N.NicDevice.open(c.aread32, c.awrite32, c.alloc)
+            a, b = dev.interfaces
+            await a.start(txq_count=1, rxq_count=1, log_size=8, tx_buf_size=2048, rx_buf_size=2048)
+            await b.start(txq_count=1, rxq_count=1, log_size=8, tx_buf_size=2048, rx_buf_size=2048)
+            frame = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xB5]) + rng.randbytes(length - 14)
+            s0, cpu0 = c.stats(), cpu_s(proc.pid)
+            sent = got = 0
+            while got < frames:
+                queued = 0
+                while sent < frames and sent - got < 200:
+                    if await a.send(frame, ring_doorbell=False) is None:
+                        break
+                    sent += 1
+                    queued += 1
+                if queued:
+                    await a.kick()
+                await a.poll_tx()
+                n = len(await b.poll_rx())
+                got += n
+                if not n and not queued:
+                    time.sleep(0.0005)
+            s1, cpu1 = c.stats(), cpu_s(proc.pid)
+            return s0, s1, cpu1 - cpu0
+
+        s0, s1, cpu = asyncio.run(run())
+        c.close()
+        cyc = s1["busy_cycles"] - s0["busy_cycles"]
+        wall = s1["busy_wall_s"] - s0["busy_wall_s"]
+        sim_ns = (s1["cycles"] - s0["cycles"]) * 1e9 / s1["clock_hz"]
+        gbps = frames * length * 8 / sim_ns
+        return {"mode": "loaded", "cycles": cyc, "wall_s": wall, "cycles_per_s": cyc / wall if wall else 0,
+                "cycles_per_cpu_s": (s1["cycles"] - s0["cycles"]) / cpu if cpu else 0,
+                "note": f"{frames} x {length} B frames, {gbps:.1f} Gbit/s simulated"}
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cycles", type=int, default=500000)
+    ap.add_argument("--frames", type=int, default=2000)
+    ap.add_argument("--len", type=int, default=1514)
+    ap.add_argument("--binary")
+    args = ap.parse_args()
+    binary = args.binary or build()
+    rows = [idle_row(binary, args.cycles), loaded_row(binary, args.frames, args.len)]
+    print(f"beryl-sim speed ({Path(binary).parent.name}), load average {os.getloadavg()[0]:.2f} "
+          f"on {os.cpu_count()} CPUs")
+    print("| mode | cycles | wall s | cycles/s (wall) | cycles/s (CPU) | note |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['mode']} | {r['cycles']} | {r['wall_s']:.2f} | {r['cycles_per_s']:,.0f} | "
+              f"{r['cycles_per_cpu_s']:,.0f} | {r['note']} |")
+
+
+if __name__ == "__main__":
+    main()

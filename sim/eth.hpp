@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// Ethernet side of beryl-sim: per NIC port a TX collector paced at line rate, an RX queue of
+// frames with arrival times, wires between ports (delay, loss, reordering) and Linux TAP devices.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace beryl {
+
+struct Frame {
+  int64_t arrive_ps = 0;
+  bool bad = false;       // delivered with the MAC's bad-frame flag (s_axis_rx_tuser) on its last beat
+  std::vector<uint8_t> data;
+};
+
+// Reused frame buffers: no allocation per frame once warm.
+class FramePool {
+ public:
+  Frame get() {
+    Frame f;
+    if (!free_.empty()) {
+      f.data.swap(free_.back());
+      free_.pop_back();
+      f.data.clear();
+    }
+    f.bad = false;
+    return f;
+  }
+  void put(Frame& f) {
+    free_.emplace_back();
+    free_.back().swap(f.data);
+  }
+ private:
+  std::vector<std::vector<uint8_t>> free_;
+};
+
+enum PortMode { PM_NONE, PM_WIRE, PM_TAP };
+
+struct WireCfg {
+  double delay_ns = 50;   // propagation delay after the last byte leaves
+  double loss = 0;        // drop probability per frame
+  double reorder = 0;     // probability a frame is held back behind the next one
+  double bad = 0;         // probability a frame arrives flagged bad (FCS error)
+};
+
+struct Port {
+  PortMode mode = PM_NONE;
+  int peer = -1;          // wire: the other port's index
+  WireCfg wire;
+  std::string tap_name;
+  int tap_fd = -1;
+  // TX side (RTL -> outside): collector and line-rate pacing credit (bytes)
+  Frame tx_cur;
+  double tx_credit = 0;
+  // RX side (outside -> RTL): frames by arrival time, the one in delivery and its offset
+  std::deque<Frame> rx_q;
+  bool rx_staged = false;
+  uint32_t rx_off = 0;
+  uint32_t rx_stage_len = 0;
+  // statistics
+  uint64_t tx_frames = 0, tx_bytes = 0, rx_frames = 0, rx_bytes = 0, dropped = 0, reordered = 0, rx_bad = 0;
+  uint64_t tx_unconnected = 0;
+};
+
+// xorshift64*: the wire's loss/reorder decisions, seeded for reproducible runs.
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed ? seed : 0x9E3779B97F4A7C15ull) {}
+  double uniform() {
+    s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+    return double((s * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53);
+  }
+};
+
+// Insert by arrival time (stable for equal times).
+inline void rx_insert(std::deque<Frame>& q, Frame&& f) {
+  auto it = q.end();
+  while (it != q.begin() && (it - 1)->arrive_ps > f.arrive_ps) --it;
+  q.insert(it, std::move(f));
+}
+
+}  // namespace beryl

@@ -1,0 +1,1020 @@
+// SPDX-License-Identifier: MIT
+// beryl-sim: the Beryl NIC RTL (beryl_nic_us_top, verilated) with a C++ PCIe host model, Ethernet
+// wires/TAP devices on its ports, and a UNIX-socket server for the driver (docs/sim_protocol.md).
+// The clock runs only while something is in flight; idle, the process sleeps in poll().
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "Vberyl_nic_us_top.h"
+#include "verilated.h"
+#include "eth.hpp"
+#include "pcie_host.hpp"
+
+using namespace beryl;
+
+#ifndef P_IF_COUNT
+#define P_IF_COUNT 2
+#endif
+#ifndef P_PORT_COUNT
+#define P_PORT_COUNT 1
+#endif
+#ifndef P_MSIX_VECTORS
+#define P_MSIX_VECTORS 32
+#endif
+#ifndef P_RC_STRADDLE
+#define P_RC_STRADDLE 1
+#endif
+#ifndef CFG_NAME
+#define CFG_NAME "default"
+#endif
+
+static constexpr int NP = P_IF_COUNT * P_PORT_COUNT;
+static constexpr uint64_t HOST_MEM_BASE = 0x100000000ull;
+static constexpr uint32_t BAR0_SIZE = 1u << 18;
+static constexpr uint32_t MSIX_TABLE = 0x10000;
+static constexpr uint32_t PROTO_VERSION = 1;
+enum { M_HELLO = 1, M_READ32, M_WRITE32, M_IRQ, M_STATS, M_ERROR, M_BYE };
+
+static volatile sig_atomic_t g_quit = 0;
+static bool g_quiet = false;
+
+static void logf(const char* fmt, ...) {
+  if (g_quiet) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "beryl-sim: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static std::string g_cleanup_shm;  // host memory file to remove if we die after creating it
+
+[[noreturn]] static void die(const char* fmt, ...) {
+  if (!g_cleanup_shm.empty()) unlink(g_cleanup_shm.c_str());
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "beryl-sim: error: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(2);
+}
+
+static double wall_now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+// ----------------------------------------------------------------------------- bit helpers
+// Verilator packs ports up to 64 bits in integers and wider ones in VlWide word arrays.
+template <std::size_t N> static inline uint32_t* words(VlWide<N>& w) { return w.data(); }
+template <std::size_t N> static inline uint64_t get64(const VlWide<N>& w, int i) {
+  return uint64_t(w[2 * i]) | uint64_t(w[2 * i + 1]) << 32;
+}
+static inline uint64_t get64(const uint64_t& q, int) { return q; }
+template <std::size_t N> static inline void set64(VlWide<N>& w, int i, uint64_t v) {
+  w[2 * i] = uint32_t(v);
+  w[2 * i + 1] = uint32_t(v >> 32);
+}
+static inline void set64(uint64_t& q, int, uint64_t v) { q = v; }
+template <std::size_t N> static inline void set_bits(VlWide<N>& w, int lsb, int n, uint32_t v) {
+  for (int i = 0; i < n; i++) {
+    int b = lsb + i;
+    if (v >> i & 1) w[b / 32] |= 1u << (b % 32);
+    else w[b / 32] &= ~(1u << (b % 32));
+  }
+}
+template <std::size_t N> static inline uint32_t get_bits(const VlWide<N>& w, int lsb, int n) {
+  uint32_t v = 0;
+  for (int i = 0; i < n; i++) v |= (w[(lsb + i) / 32] >> ((lsb + i) % 32) & 1u) << i;
+  return v;
+}
+template <std::size_t N> static inline void clear(VlWide<N>& w) {
+  for (std::size_t i = 0; i < N; i++) w[i] = 0;
+}
+
+// ----------------------------------------------------------------------------- options
+struct Opts {
+  std::string socket_path = "/tmp/beryl-sim.sock";
+  std::string shm_path;
+  uint64_t mem_mb = 256;
+  PcieCfg pcie;
+  std::vector<std::pair<int, int>> wires;
+  std::vector<WireCfg> wire_cfgs;
+  std::vector<std::pair<int, std::string>> taps;
+  WireCfg wire_default;
+  double line_gbps = 100;
+  uint64_t grace = 4096;
+  uint64_t seed = 1;
+  uint64_t bench_cycles = 0;  // run this many cycles (clocking even when idle) and exit
+  bool no_default_wire = false;
+};
+
+static void usage() {
+  fprintf(stderr,
+          "usage: beryl-sim [options]   (build %s: %d interface(s) x %d port(s))\n"
+          "  --socket PATH          driver socket (default /tmp/beryl-sim.sock)\n"
+          "  --shm PATH             host memory file (default /dev/shm/beryl-sim-<pid>)\n"
+          "  --mem-mb N             host memory size, MiB (default 256)\n"
+          "  --gen 3|4|5            PCIe generation (default 3)\n"
+          "  --width 8|16           link width (default 16)\n"
+          "  --mps BYTES            max payload size 128..1024 (default 256)\n"
+          "  --mrrs BYTES           max read request size 128..4096 (default 512)\n"
+          "  --rcb 64|128           read completion boundary (default 64)\n"
+          "  --cpl-max BYTES        largest host completion (default = mps)\n"
+          "  --cpl-split-rcb        split completions at every RCB boundary\n"
+          "  --rd-latency-ns X      host memory read latency (default 620)\n"
+          "  --link-delay-ns X      one-way link + pipeline delay (default 30)\n"
+          "  --dllp-pct X           link time lost to DLLPs/SKP, percent (default 2)\n"
+          "  --tlp-overhead N       bytes per TLP besides header+payload (default 8)\n"
+          "  --credits PH:PD:NPH    host posted header/data(16B)/non-posted header credits (64:1024:64)\n"
+          "  --credit-return-ns X   credit return delay after arrival (default 100)\n"
+          "  --wire A:B[:DELAY_NS[:LOSS[:REORDER[:BAD]]]]  cable port A to port B\n"
+          "  --wire-delay-ns X --loss P --reorder P --bad-frames P   defaults for --wire (50 ns, 0, 0, 0)\n"
+          "  --no-wire              leave ports unconnected (default build cables 0:1)\n"
+          "  --tap [PORT:]NAME      port <-> Linux TAP device NAME (needs CAP_NET_ADMIN)\n"
+          "  --line-gbps X          line rate of every port (default 100)\n"
+          "  --idle-grace N         cycles to keep clocking after the last activity (default 4096)\n"
+          "  --seed N               wire loss/reorder seed\n"
+          "  --bench-cycles N       clock N cycles with no driver, print speed, exit\n"
+          "  --quiet                no log on stderr\n",
+          CFG_NAME, P_IF_COUNT, P_PORT_COUNT);
+}
+
+static Opts parse(int argc, char** argv) {
+  Opts o;
+  auto need = [&](int& i) -> const char* {
+    if (i + 1 >= argc) die("option %s needs a value", argv[i]);
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a == "--socket") o.socket_path = need(i);
+    else if (a == "--shm") o.shm_path = need(i);
+    else if (a == "--mem-mb") o.mem_mb = strtoull(need(i), nullptr, 0);
+    else if (a == "--gen") o.pcie.gen = atoi(need(i));
+    else if (a == "--width") o.pcie.width = atoi(need(i));
+    else if (a == "--mps") o.pcie.mps = atoi(need(i));
+    else if (a == "--mrrs") o.pcie.mrrs = atoi(need(i));
+    else if (a == "--rcb") o.pcie.rcb = atoi(need(i));
+    else if (a == "--cpl-max") o.pcie.cpl_max = atoi(need(i));
+    else if (a == "--cpl-split-rcb") o.pcie.split_all_rcb = true;
+    else if (a == "--rd-latency-ns") o.pcie.rd_latency_ns = atof(need(i));
+    else if (a == "--link-delay-ns") o.pcie.prop_ns = atof(need(i));
+    else if (a == "--dllp-pct") o.pcie.dllp_pct = atof(need(i));
+    else if (a == "--tlp-overhead") o.pcie.tlp_overhead = atoi(need(i));
+    else if (a == "--credits") {
+      if (sscanf(need(i), "%d:%d:%d", &o.pcie.ph_credits, &o.pcie.pd_credits, &o.pcie.nph_credits) != 3)
+        die("--credits wants PH:PD:NPH");
+    } else if (a == "--credit-return-ns") o.pcie.credit_ret_ns = atof(need(i));
+    else if (a == "--wire") {
+      const char* s = need(i);
+      int pa, pb;
+      WireCfg w = o.wire_default;
+      double d = -1, l = -1, r = -1, b = -1;
+      int n = sscanf(s, "%d:%d:%lf:%lf:%lf:%lf", &pa, &pb, &d, &l, &r, &b);
+      if (n < 2) die("--wire wants A:B[:DELAY_NS[:LOSS[:REORDER[:BAD]]]], got '%s'", s);
+      if (n >= 3) w.delay_ns = d;
+      if (n >= 4) w.loss = l;
+      if (n >= 5) w.reorder = r;
+      if (n >= 6) w.bad = b;
+      o.wires.push_back({pa, pb});
+      o.wire_cfgs.push_back(w);
+    } else if (a == "--wire-delay-ns") o.wire_default.delay_ns = atof(need(i));
+    else if (a == "--loss") o.wire_default.loss = atof(need(i));
+    else if (a == "--reorder") o.wire_default.reorder = atof(need(i));
+    else if (a == "--bad-frames") o.wire_default.bad = atof(need(i));
+    else if (a == "--no-wire") o.no_default_wire = true;
+    else if (a == "--tap") {
+      std::string s = need(i);
+      auto c = s.find(':');
+      if (c != std::string::npos) o.taps.push_back({atoi(s.substr(0, c).c_str()), s.substr(c + 1)});
+      else o.taps.push_back({-1, s});
+    } else if (a == "--line-gbps") o.line_gbps = atof(need(i));
+    else if (a == "--idle-grace") o.grace = strtoull(need(i), nullptr, 0);
+    else if (a == "--seed") o.seed = strtoull(need(i), nullptr, 0);
+    else if (a == "--bench-cycles") o.bench_cycles = strtoull(need(i), nullptr, 0);
+    else if (a == "--quiet") g_quiet = true;
+    else if (a == "-h" || a == "--help") { usage(); exit(0); }
+    else { usage(); die("unknown option %s", a.c_str()); }
+  }
+  auto p = o.pcie;
+  if (p.gen < 3 || p.gen > 5) die("--gen must be 3, 4 or 5");
+  if (p.width != 8 && p.width != 16) die("--width must be 8 or 16");
+  if (p.mps < 128 || p.mps > 1024 || (p.mps & (p.mps - 1))) die("--mps must be 128, 256, 512 or 1024");
+  if (p.mrrs < 128 || p.mrrs > 4096 || (p.mrrs & (p.mrrs - 1))) die("--mrrs must be a power of two 128..4096");
+  if (p.rcb != 64 && p.rcb != 128) die("--rcb must be 64 or 128");
+  if (p.cpl_max && (p.cpl_max < p.rcb || p.cpl_max > 4096 || p.cpl_max % p.rcb)) die("--cpl-max must be a multiple of the RCB up to 4096");
+  return o;
+}
+
+static int log2i(int v) { int n = 0; while ((1 << n) < v) n++; return n; }
+
+// ----------------------------------------------------------------------------- the simulator
+class Sim {
+ public:
+  explicit Sim(const Opts& o) : o_(o), rng_(o.seed) {
+    setup_mem();
+    host_.reset(new PcieHost(o.pcie, mem_, HOST_MEM_BASE, mem_size_));
+    host_->on_bar_cpl = [this](uint8_t tag, uint32_t v, uint8_t status) { bar_cpl(tag, v, status); };
+    host_->on_irq = [this](uint32_t vec) { irq(vec); };
+    host_->on_log = [](const char* m) { logf("%s", m); };
+    setup_ports();
+    top_.reset(new Vberyl_nic_us_top(&ctx_));
+    credit_per_cycle_ = o.line_gbps * 1e9 / 8 * o.pcie.clk_ns * 1e-9;
+    clk_ps_ = int64_t(o.pcie.clk_ns * 1000);
+  }
+
+  ~Sim() {
+    if (top_) top_->final();
+    if (listen_fd_ >= 0) { close(listen_fd_); unlink(o_.socket_path.c_str()); }
+    if (mem_) munmap(mem_, mem_size_);
+    if (!shm_path_.empty()) unlink(shm_path_.c_str());
+  }
+
+  void reset_and_configure() {
+    auto* t = top_.get();
+    // configuration pins: what the root complex's enumeration would have set
+    t->cfg_max_payload = uint8_t(log2i(o_.pcie.mps) - 7);
+    t->cfg_max_read_req = uint8_t(log2i(o_.pcie.mrrs) - 7);
+    t->cfg_function_status = 0x0006;   // memory space enable, bus master enable (PF0)
+    t->cfg_rcb_status = o_.pcie.rcb == 128 ? 1 : 0;
+    t->cfg_interrupt_msix_enable = 1;
+    t->cfg_interrupt_msix_mask = 0;
+    t->cfg_negotiated_width = o_.pcie.width == 16 ? 4 : 3;
+    t->cfg_current_speed = uint8_t(o_.pcie.gen >= 4 ? 3 : 2);
+    t->m_axis_cc_tready = 1;
+    t->m_axis_rq_tready = 1;
+    t->rst = 1;
+    for (int i = 0; i < 16; i++) cycle();
+    t->rst = 0;
+    for (int i = 0; i < 16; i++) cycle();
+    // MSI-X table: vector v -> address MSIX_ADDR_BASE + 4 v, data v, unmasked
+    for (uint32_t v = 0; v < P_MSIX_VECTORS; v++) {
+      uint32_t e = MSIX_TABLE + 16 * v;
+      host_->bar_write(e + 0, uint32_t(MSIX_ADDR_BASE + 4 * v), now_ps());
+      host_->bar_write(e + 4, 0, now_ps());
+      host_->bar_write(e + 8, v, now_ps());
+      host_->bar_write(e + 12, 0, now_ps());
+    }
+    // let the writes land and the configuration poller see Device Control
+    while (host_->busy()) cycle();
+    for (int i = 0; i < 600; i++) cycle();
+    cycles_at_ready_ = cyc_;
+  }
+
+  void listen_socket() {
+    listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (listen_fd_ < 0) die("socket: %s", strerror(errno));
+    struct sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    if (o_.socket_path.size() >= sizeof(sa.sun_path)) die("socket path too long");
+    strcpy(sa.sun_path, o_.socket_path.c_str());
+    unlink(o_.socket_path.c_str());
+    if (bind(listen_fd_, (struct sockaddr*)&sa, sizeof(sa)) < 0)
+      die("bind %s: %s", o_.socket_path.c_str(), strerror(errno));
+    if (listen(listen_fd_, 4) < 0) die("listen: %s", strerror(errno));
+  }
+
+  // clock forever (driver mode) or for bench_cycles
+  void run() {
+    wall_start_ = wall_now();
+    if (o_.bench_cycles) {
+      double w0 = wall_now();
+      uint64_t c0 = cyc_;
+      while (cyc_ - c0 < o_.bench_cycles && !g_quit) {
+        for (int i = 0; i < 1024; i++) cycle();
+      }
+      double dt = wall_now() - w0;
+      busy_wall_ += dt;
+      busy_cycles_ += cyc_ - c0;
+      printf("{\"cycles\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f}\n",
+             (unsigned long long)(cyc_ - c0), dt, (cyc_ - c0) / dt);
+      return;
+    }
+    logf("ready: socket %s, host memory %s (%llu MiB at 0x%llx), build %s", o_.socket_path.c_str(),
+         shm_path_.c_str(), (unsigned long long)(mem_size_ >> 20), (unsigned long long)HOST_MEM_BASE, CFG_NAME);
+    while (!g_quit) {
+      if (!active()) {
+        poll_fds(-1);
+        continue;
+      }
+      double w0 = wall_now();
+      uint64_t c0 = cyc_;
+      for (int n = 0; n < 16 && active(); n++) {
+        for (int i = 0; i < 16; i++) cycle();
+        // a driver not waiting for a reply may send its next request any moment: look every
+        // 16 cycles (one cheap syscall) instead of every 256
+        if (client_fd_ >= 0 && replies_.empty() && n != 15) poll_fds(0);
+      }
+      busy_wall_ += wall_now() - w0;
+      busy_cycles_ += cyc_ - c0;
+      poll_fds(0);
+    }
+  }
+
+  void print_exit_stats() {
+    double wall = wall_now() - wall_start_;
+    logf("exit: %llu cycles (%.3f ms simulated), %.1f s wall, %.3f s clocking: %.0f cycles/s; "
+         "PCIe up %llu B / down %llu B, %llu IRQs", (unsigned long long)cyc_, cyc_ * o_.pcie.clk_ns * 1e-6,
+         wall, busy_wall_, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
+         (unsigned long long)host_->st.up_bytes, (unsigned long long)host_->st.down_bytes,
+         (unsigned long long)host_->st.irqs);
+  }
+
+ private:
+  // --------------------------------------------------------------------------- host memory
+  void setup_mem() {
+    mem_size_ = o_.mem_mb << 20;
+    shm_path_ = o_.shm_path.empty() ? "/dev/shm/beryl-sim-" + std::to_string(getpid()) : o_.shm_path;
+    int fd = open(shm_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) die("host memory file %s: %s", shm_path_.c_str(), strerror(errno));
+    g_cleanup_shm = shm_path_;
+    if (ftruncate(fd, off_t(mem_size_)) < 0) die("ftruncate %s: %s", shm_path_.c_str(), strerror(errno));
+    void* p = mmap(nullptr, mem_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) die("mmap %s: %s", shm_path_.c_str(), strerror(errno));
+    close(fd);
+    mem_ = static_cast<uint8_t*>(p);
+  }
+
+  // --------------------------------------------------------------------------- ports
+  void setup_ports() {
+    ports_.resize(NP);
+    std::vector<std::pair<int, int>> wires = o_.wires;
+    std::vector<WireCfg> wcfg = o_.wire_cfgs;
+    if (wires.empty() && o_.taps.empty() && !o_.no_default_wire && NP >= 2) {
+      wires.push_back({0, 1});
+      wcfg.push_back(o_.wire_default);
+    }
+    for (size_t i = 0; i < wires.size(); i++) {
+      int a = wires[i].first, b = wires[i].second;
+      if (a < 0 || a >= NP || b < 0 || b >= NP) die("--wire %d:%d: this build has ports 0..%d", a, b, NP - 1);
+      for (int p : {a, b})
+        if (ports_[p].mode != PM_NONE) die("port %d is connected twice", p);
+      ports_[a].mode = ports_[b].mode = PM_WIRE;
+      ports_[a].peer = b;
+      ports_[b].peer = a;
+      ports_[a].wire = ports_[b].wire = wcfg[i];
+    }
+    for (auto& t : o_.taps) {
+      int p = t.first;
+      if (p < 0) {
+        for (p = 0; p < NP && ports_[p].mode != PM_NONE; p++) {}
+      }
+      if (p >= NP) die("--tap %s: no free port (this build has %d)", t.second.c_str(), NP);
+      if (ports_[p].mode != PM_NONE) die("port %d is connected twice", p);
+      open_tap(ports_[p], t.second);
+      logf("port %d <-> TAP %s", p, t.second.c_str());
+    }
+    for (int p = 0; p < NP; p++)
+      if (ports_[p].mode == PM_WIRE && ports_[p].peer > p)
+        logf("wire: port %d <-> port %d, %.0f ns, loss %g, reorder %g, bad %g", p, ports_[p].peer,
+             ports_[p].wire.delay_ns, ports_[p].wire.loss, ports_[p].wire.reorder, ports_[p].wire.bad);
+  }
+
+  void open_tap(Port& port, const std::string& name) {
+    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) die("cannot open /dev/net/tun for TAP %s: %s (TAP devices need root or CAP_NET_ADMIN)",
+                    name.c_str(), strerror(errno));
+    struct ifreq ifr{};
+    ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+    strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+    if (ioctl(fd, TUNSETIFF, &ifr) < 0)
+      die("cannot create TAP %s: %s (TAP devices need root or CAP_NET_ADMIN)", name.c_str(), strerror(errno));
+    port.mode = PM_TAP;
+    port.tap_fd = fd;
+    port.tap_name = name;
+  }
+
+  void tap_read(int p) {
+    Port& port = ports_[p];
+    for (;;) {
+      Frame f = fpool_.get();
+      f.data.resize(16384);
+      ssize_t n = read(port.tap_fd, f.data.data(), f.data.size());
+      if (n <= 0) { fpool_.put(f); break; }
+      f.data.resize(size_t(n) < 60 ? 60 : size_t(n));   // a real wire pads to the minimum frame
+      if (size_t(n) < 60) memset(f.data.data() + n, 0, 60 - size_t(n));
+      f.arrive_ps = now_ps();
+      rx_insert(port.rx_q, std::move(f));
+    }
+  }
+
+  // a frame the RTL transmitted on port p is complete
+  void tx_done(int p) {
+    Port& port = ports_[p];
+    Frame& f = port.tx_cur;
+    port.tx_frames++;
+    port.tx_bytes += f.data.size();
+    if (port.mode == PM_TAP) {
+      ssize_t n = write(port.tap_fd, f.data.data(), f.data.size());
+      (void)n;
+      f.data.clear();
+    } else if (port.mode == PM_WIRE) {
+      Port& peer = ports_[port.peer];
+      if (port.wire.loss > 0 && rng_.uniform() < port.wire.loss) {
+        port.dropped++;
+        f.data.clear();
+        return;
+      }
+      int64_t t = now_ps() + int64_t(port.wire.delay_ns * 1000);
+      if (port.wire.reorder > 0 && rng_.uniform() < port.wire.reorder) {
+        // held back: arrives after the frames that follow within the next 2 us
+        t += 2000000;
+        port.reordered++;
+      }
+      f.arrive_ps = t;
+      f.bad = port.wire.bad > 0 && rng_.uniform() < port.wire.bad;
+      rx_insert(peer.rx_q, std::move(f));
+      f = fpool_.get();
+    } else {
+      port.tx_unconnected++;
+      f.data.clear();
+    }
+  }
+
+  // --------------------------------------------------------------------------- one clock cycle
+  int64_t now_ps() const { return int64_t(cyc_) * clk_ps_; }
+
+  void cycle() {
+    auto* t = top_.get();
+    int64_t now = now_ps();
+    host_->step(now);
+    stage_cq();
+    stage_rc();
+    for (int p = 0; p < NP; p++) stage_rx(p);
+    // TX pacing: a beat is taken while the port has credit for it
+    uint32_t txr = 0;
+    for (int p = 0; p < NP; p++) {
+      Port& port = ports_[p];
+      port.tx_credit += credit_per_cycle_;
+      if (port.tx_credit > 64) port.tx_credit = 64;
+      if (port.tx_credit > 0) txr |= 1u << p;
+    }
+    t->m_axis_tx_tready = txr;
+    bool rq_ready = !host_->up_full();
+    t->m_axis_rq_tready = rq_ready;
+    t->m_axis_cc_tready = !host_->up_full();
+    // configuration management: answer a Device Control read the cycle after it is asked
+    bool done = t->cfg_mgmt_read && !cfg_done_;
+    cfg_done_ = done;
+    t->cfg_mgmt_read_write_done = done;
+    t->cfg_mgmt_read_data = uint32_t(log2i(o_.pcie.mps) - 7) << 5 | 1u << 8 |
+                            uint32_t(log2i(o_.pcie.mrrs) - 7) << 12;
+
+    t->clk = 0;
+    t->eval();
+
+    // handshakes (pre-edge values)
+    bool cq_fire = t->s_axis_cq_tvalid && t->s_axis_cq_tready;
+    bool rc_fire = t->s_axis_rc_tvalid && t->s_axis_rc_tready;
+    uint32_t rx_fire = uint32_t(t->s_axis_rx_tvalid) & uint32_t(t->s_axis_rx_tready);
+    bool any_out = false;
+    if (t->m_axis_rq_tvalid && rq_ready) { take_rq(now); any_out = true; }
+    if (t->m_axis_cc_tvalid && t->m_axis_cc_tready) { take_cc(now); any_out = true; }
+    uint32_t tx_fire = uint32_t(t->m_axis_tx_tvalid) & txr;
+    if (tx_fire) { take_tx(tx_fire); any_out = true; }
+
+    t->clk = 1;
+    t->eval();
+
+    if (cq_fire) commit_cq();
+    if (rc_fire) commit_rc();
+    if (rx_fire) commit_rx(rx_fire);
+    if (any_out || cq_fire || rc_fire || rx_fire) last_busy_ = cyc_;
+    cyc_++;
+  }
+
+  bool active() {
+    if (host_->busy() || cq_staged_ || rc_staged_) return true;
+    for (auto& p : ports_)
+      if (!p.rx_q.empty() || !p.tx_cur.data.empty()) return true;
+    return cyc_ - last_busy_ < o_.grace;
+  }
+
+  // --------------------------------------------------------------------------- CQ (host requests)
+  void stage_cq() {
+    if (cq_staged_) return;
+    auto& q = host_->cq_q();
+    auto* t = top_.get();
+    if (q.empty()) { t->s_axis_cq_tvalid = 0; return; }
+    Tlp* r = q.front();
+    uint32_t* d = words(t->s_axis_cq_tdata);
+    for (int i = 0; i < 16; i++) d[i] = 0;
+    // PG213 completer request descriptor: DW0 {addr[31:2], at}, DW1 addr[63:32],
+    // DW2 {req id, req type[14:11], dword count[10:0]}, DW3 {attr, tc, bar aperture[24:19], bar id[18:16], tag}
+    d[0] = uint32_t(r->addr) & ~3u;
+    d[1] = uint32_t(r->addr >> 32);
+    d[2] = (r->kind == T_MWR ? 1u : 0u) << 11 | r->ndw;
+    d[3] = 18u << 19 | (r->tag & 0xFF);
+    if (r->kind == T_MWR) d[4] = r->data[0];
+    t->s_axis_cq_tkeep = r->kind == T_MWR ? 0x1F : 0xF;
+    t->s_axis_cq_tlast = 1;
+    clear(t->s_axis_cq_tuser);
+    set_bits(t->s_axis_cq_tuser, 0, 4, r->fbe);
+    set_bits(t->s_axis_cq_tuser, 8, 4, r->lbe);
+    set_bits(t->s_axis_cq_tuser, 80, 1, 1);                          // is_sop[0]
+    set_bits(t->s_axis_cq_tuser, 86, 1, 1);                          // is_eop[0]
+    set_bits(t->s_axis_cq_tuser, 88, 4, r->kind == T_MWR ? 4 : 3);   // is_eop0_ptr
+    t->s_axis_cq_tvalid = 1;
+    cq_staged_ = true;
+  }
+  void commit_cq() {
+    auto& q = host_->cq_q();
+    host_->release(q.front());
+    q.pop_front();
+    cq_staged_ = false;
+    top_->s_axis_cq_tvalid = 0;
+  }
+
+  // --------------------------------------------------------------------------- CC (our completions)
+  void take_cc(int64_t now) {
+    auto* t = top_.get();
+    const uint32_t* d = words(t->m_axis_cc_tdata);
+    if (!cc_in_pkt_) {
+      Tlp* c = host_->new_up();
+      c->kind = T_CPL;
+      c->from_cc = true;
+      c->ndw = d[1] & 0x7FF;
+      c->status = uint8_t(d[1] >> 11 & 7);
+      c->tag = uint16_t(d[2] & 0xFF);
+      c->data[0] = c->ndw ? d[3] : 0xFFFFFFFFu;
+      c->wire_bytes = 12 + c->ndw * 4 + o_.pcie.tlp_overhead;
+      cc_cur_ = c;
+    }
+    cc_in_pkt_ = !t->m_axis_cc_tlast;
+    if (!cc_in_pkt_) { host_->push_up(cc_cur_, now); cc_cur_ = nullptr; }
+  }
+
+  // --------------------------------------------------------------------------- RQ (our requests)
+  // Beats are delimited by the tuser sop/eop fields, which the shim drives with or without straddle.
+  void rq_start(const uint32_t* d, int at, int last, uint8_t fbe, uint8_t lbe) {
+    Tlp* r = host_->new_up();
+    r->from_cc = false;
+    r->addr = (uint64_t(d[at + 1]) << 32 | d[at]) & ~3ull;
+    r->ndw = d[at + 2] & 0x7FF;
+    uint32_t type = d[at + 2] >> 11 & 0xF;
+    r->kind = type == 1 ? T_MWR : T_MRD;
+    r->tag = uint16_t(d[at + 3] & 0xFF);
+    r->fbe = fbe;
+    r->lbe = lbe;
+    r->wire_bytes = (r->addr >> 32 ? 16 : 12) + (r->kind == T_MWR ? r->ndw * 4 : 0) + o_.pcie.tlp_overhead;
+    rq_cur_ = r;
+    rq_got_ = 0;
+    rq_copy(d, at + 4, last);
+  }
+  void rq_copy(const uint32_t* d, int from, int last) {
+    Tlp* r = rq_cur_;
+    if (r->kind != T_MWR) return;
+    for (int i = from; i <= last && rq_got_ < r->ndw; i++) r->data[rq_got_++] = d[i];
+  }
+  void take_rq(int64_t now) {
+    auto* t = top_.get();
+    const uint32_t* d = words(t->m_axis_rq_tdata);
+    auto& u = t->m_axis_rq_tuser;
+    uint32_t is_sop = get_bits(u, 20, 2), sop0 = get_bits(u, 22, 2);
+    uint32_t is_eop = get_bits(u, 26, 2), eop0 = get_bits(u, 28, 4), eop1 = get_bits(u, 32, 4);
+    uint8_t fbe = uint8_t(get_bits(u, 0, 4)), lbe = uint8_t(get_bits(u, 8, 4));
+    int k = 0;  // next eop slot
+    uint32_t eptr[2] = {eop0, eop1};
+    if (rq_cur_) {
+      bool ends = is_eop >> k & 1;
+      int last = ends ? int(eptr[k]) : 15;
+      rq_copy(d, 0, last);
+      if (ends) { host_->push_up(rq_cur_, now); rq_cur_ = nullptr; k++; }
+    }
+    if (is_sop & 1) {
+      int at = int(sop0) * 4;
+      bool ends = is_eop >> k & 1;
+      int last = ends ? int(eptr[k]) : 15;
+      rq_start(d, at, last, fbe, lbe);
+      if (ends) { host_->push_up(rq_cur_, now); rq_cur_ = nullptr; }
+    }
+  }
+
+  // --------------------------------------------------------------------------- RC (completions to us)
+  // Beat builder: a TLP continuing from the last beat at dword 0, then (2-TLP straddle) new TLPs
+  // at dword 0 or 8. Nothing changes until the beat is taken.
+  void stage_rc() {
+    if (rc_staged_) return;
+    auto& q = host_->rc_q();
+    auto* t = top_.get();
+    if (q.empty()) { t->s_axis_rc_tvalid = 0; return; }
+    uint32_t* d = words(t->s_axis_rc_tdata);
+    uint32_t keep = 0, sop = 0, eop = 0, sop_ptr[2] = {0, 0}, eop_ptr[2] = {0, 0};
+    int nsop = 0, neop = 0;
+    int pos = 0;
+    size_t qi = 0;
+    uint32_t off = rc_off_;       // dwords of q[qi] already sent (descriptor included)
+    rc_commit_n_ = 0;
+    bool cont = false;            // a TLP continues into the next beat
+    while (qi < q.size() && pos < 16) {
+      Tlp* c = q[qi];
+      uint32_t len = 3 + c->ndw;
+      if (off == 0) {             // a new TLP may start here
+        if (nsop == 2 || neop == 2) break;
+        if (pos > 8 || (pos > 0 && !P_RC_STRADDLE)) break;
+        if (pos > 0) pos = 8;
+        sop |= 1u << nsop;
+        sop_ptr[nsop++] = uint32_t(pos / 4);
+      }
+      uint32_t n = len - off;
+      if (n > uint32_t(16 - pos)) n = uint32_t(16 - pos);
+      for (uint32_t i = 0; i < n; i++) {
+        uint32_t w = off + i;
+        d[pos + int(i)] = w < 3 ? rc_desc(c, int(w)) : c->data[w - 3];
+        keep |= 1u << (pos + int(i));
+      }
+      pos += int(n);
+      off += n;
+      if (off == len) {
+        eop |= 1u << neop;
+        eop_ptr[neop++] = uint32_t(pos - 1);
+        qi++;
+        rc_commit_n_ = int(qi);
+        off = 0;
+        if (!P_RC_STRADDLE) break;
+      } else {
+        cont = true;
+        break;
+      }
+    }
+    rc_commit_off_ = off;
+    for (int i = pos; i < 16; i++) d[i] = 0;
+    t->s_axis_rc_tkeep = uint16_t(keep);
+    t->s_axis_rc_tlast = !cont;
+    clear(t->s_axis_rc_tuser);
+    auto& u = t->s_axis_rc_tuser;
+    set_bits(u, 64, 2, sop);
+    set_bits(u, 68, 2, sop_ptr[0]);
+    set_bits(u, 70, 2, sop_ptr[1]);
+    set_bits(u, 76, 2, eop);
+    set_bits(u, 80, 4, eop_ptr[0]);
+    set_bits(u, 84, 4, eop_ptr[1]);
+    t->s_axis_rc_tvalid = 1;
+    rc_staged_ = true;
+  }
+  static uint32_t rc_desc(const Tlp* c, int w) {
+    // PG213 requester completion descriptor
+    if (w == 0) return uint32_t(c->last_cpl) << 30 | uint32_t(c->byte_count & 0x1FFF) << 16 | (c->lower_addr & 0xFFF);
+    if (w == 1) return uint32_t(c->status & 7) << 11 | (c->ndw & 0x7FF);
+    return c->tag & 0xFFu;
+  }
+  void commit_rc() {
+    auto& q = host_->rc_q();
+    for (int i = 0; i < rc_commit_n_; i++) {
+      host_->release(q.front());
+      q.pop_front();
+    }
+    rc_off_ = rc_commit_off_;
+    rc_staged_ = false;
+    top_->s_axis_rc_tvalid = 0;
+  }
+
+  // --------------------------------------------------------------------------- Ethernet
+  void take_tx(uint32_t fire) {
+    auto* t = top_.get();
+    const uint32_t* d = words(t->m_axis_tx_tdata);
+    for (int p = 0; p < NP; p++) {
+      if (!(fire >> p & 1)) continue;
+      Port& port = ports_[p];
+      uint64_t keep = get64(t->m_axis_tx_tkeep, p);
+      int n = __builtin_popcountll(keep);
+      const uint8_t* src = reinterpret_cast<const uint8_t*>(d + 16 * p);
+      port.tx_cur.data.insert(port.tx_cur.data.end(), src, src + n);
+      port.tx_credit -= n;
+      if (t->m_axis_tx_tlast >> p & 1) {
+        size_t len = port.tx_cur.data.size();
+        // preamble + SFD 8, IFG 12, padding to the 64-byte minimum (60 + FCS 4)
+        port.tx_credit -= 20 + 4 + (len < 60 ? double(60 - len) : 0.0);
+        tx_done(p);
+      }
+    }
+  }
+
+  void stage_rx(int p) {
+    Port& port = ports_[p];
+    auto* t = top_.get();
+    if (port.rx_staged) return;
+    if (port.rx_q.empty() || port.rx_q.front().arrive_ps > now_ps()) {
+      t->s_axis_rx_tvalid &= ~(1u << p);
+      return;
+    }
+    Frame& f = port.rx_q.front();
+    uint32_t left = uint32_t(f.data.size()) - port.rx_off;
+    uint32_t n = left > 64 ? 64 : left;
+    uint8_t* dst = reinterpret_cast<uint8_t*>(words(t->s_axis_rx_tdata) + 16 * p);
+    memcpy(dst, f.data.data() + port.rx_off, n);
+    if (n < 64) memset(dst + n, 0, 64 - n);
+    set64(t->s_axis_rx_tkeep, p, n == 64 ? ~0ull : ((1ull << n) - 1));
+    if (n == left) t->s_axis_rx_tlast |= 1u << p;
+    else t->s_axis_rx_tlast &= ~(1u << p);
+    if (n == left && f.bad) t->s_axis_rx_tuser |= 1u << p;
+    else t->s_axis_rx_tuser &= ~(1u << p);
+    t->s_axis_rx_tvalid |= 1u << p;
+    port.rx_stage_len = n;
+    port.rx_staged = true;
+  }
+  void commit_rx(uint32_t fire) {
+    for (int p = 0; p < NP; p++) {
+      if (!(fire >> p & 1)) continue;
+      Port& port = ports_[p];
+      port.rx_off += port.rx_stage_len;
+      port.rx_staged = false;
+      top_->s_axis_rx_tvalid &= ~(1u << p);
+      Frame& f = port.rx_q.front();
+      if (port.rx_off >= f.data.size()) {
+        port.rx_frames++;
+        port.rx_bytes += f.data.size();
+        port.rx_bad += f.bad;
+        fpool_.put(f);
+        port.rx_q.pop_front();
+        port.rx_off = 0;
+      }
+    }
+  }
+
+  // --------------------------------------------------------------------------- driver socket
+  struct Reply {
+    bool ready;
+    bool is_read;
+    uint8_t tag;
+    uint32_t gen;
+    std::vector<uint8_t> msg;
+  };
+
+  static std::vector<uint8_t> make_msg(uint32_t type, uint64_t addr, uint64_t data, const std::string& payload) {
+    std::vector<uint8_t> m(24 + payload.size());
+    uint32_t len = uint32_t(payload.size());
+    memcpy(&m[0], &type, 4);
+    memcpy(&m[4], &len, 4);
+    memcpy(&m[8], &addr, 8);
+    memcpy(&m[16], &data, 8);
+    if (!payload.empty()) memcpy(&m[24], payload.data(), payload.size());
+    return m;
+  }
+
+  void send_raw(const std::vector<uint8_t>& m) {
+    if (client_fd_ < 0) return;
+    size_t off = 0;
+    while (off < m.size()) {
+      ssize_t n = send(client_fd_, m.data() + off, m.size() - off, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) { drop_client("send failed"); return; }
+      off += size_t(n);
+    }
+  }
+
+  void flush_replies() {
+    while (!replies_.empty() && replies_.front().ready) {
+      send_raw(replies_.front().msg);
+      replies_.pop_front();
+    }
+  }
+
+  void bar_cpl(uint8_t tag, uint32_t val, uint8_t status) {
+    for (auto& r : replies_) {
+      if (r.is_read && !r.ready && r.tag == tag) {
+        r.msg = make_msg(M_READ32, 0, status ? 0xFFFFFFFFu : val, "");
+        r.ready = true;
+        flush_replies();
+        return;
+      }
+    }
+  }
+
+  void irq(uint32_t vec) {
+    if (client_fd_ < 0) { irq_dropped_++; return; }
+    send_raw(make_msg(M_IRQ, 0, vec, ""));
+  }
+
+  void drop_client(const char* why) {
+    if (client_fd_ < 0) return;
+    logf("driver detached (%s)", why);
+    close(client_fd_);
+    client_fd_ = -1;
+    replies_.clear();
+    inbuf_.clear();
+  }
+
+  std::string stats_json() {
+    double wall = wall_now() - wall_start_;
+    char b[2048];
+    auto& s = host_->st;
+    int n = snprintf(b, sizeof b,
+        "{\"cycles\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
+        "\"busy_wall_s\": %.6f, \"sim_time_ns\": %.1f, \"clock_hz\": %.0f, "
+        "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
+        "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
+        "\"irqs\": %llu, \"bad_dma_rd\": %llu, \"bad_dma_wr\": %llu, \"up_busy_ns\": %.1f, \"down_busy_ns\": %.1f, "
+        "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
+        "\"ports\": [",
+        (unsigned long long)cyc_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
+        (unsigned long long)busy_cycles_, busy_wall_, cyc_ * o_.pcie.clk_ns, 1e9 / o_.pcie.clk_ns,
+        (unsigned long long)s.up_bytes, (unsigned long long)s.down_bytes, (unsigned long long)s.up_tlps,
+        (unsigned long long)s.down_tlps, (unsigned long long)s.dma_rd_bytes, (unsigned long long)s.dma_wr_bytes,
+        (unsigned long long)s.rd_reqs, (unsigned long long)s.wr_reqs, (unsigned long long)s.irqs,
+        (unsigned long long)s.bad_dma_rd, (unsigned long long)s.bad_dma_wr, s.up_busy_ps / 1000.0,
+        s.down_busy_ps / 1000.0, (unsigned long long)s.rtt_count,
+        s.rtt_count ? s.rtt_sum_ps / 1000.0 / double(s.rtt_count) : 0.0, s.rtt_min_ps / 1000.0, s.rtt_max_ps / 1000.0);
+    std::string out(b, size_t(n));
+    for (int p = 0; p < NP; p++) {
+      auto& q = ports_[p];
+      n = snprintf(b, sizeof b,
+          "%s{\"tx_frames\": %llu, \"tx_bytes\": %llu, \"rx_frames\": %llu, \"rx_bytes\": %llu, "
+          "\"wire_dropped\": %llu, \"wire_reordered\": %llu, \"tx_unconnected\": %llu, \"rx_bad\": %llu}",
+          p ? ", " : "", (unsigned long long)q.tx_frames, (unsigned long long)q.tx_bytes,
+          (unsigned long long)q.rx_frames, (unsigned long long)q.rx_bytes, (unsigned long long)q.dropped,
+          (unsigned long long)q.reordered, (unsigned long long)q.tx_unconnected, (unsigned long long)q.rx_bad);
+      out.append(b, size_t(n));
+    }
+    out += "]}";
+    return out;
+  }
+
+  void handle_msg(uint32_t type, uint64_t addr, uint64_t data, const uint8_t* payload, uint32_t len) {
+    (void)payload; (void)len;
+    switch (type) {
+      case M_HELLO: {
+        if (data != PROTO_VERSION) {
+          send_raw(make_msg(M_ERROR, 0, 0, "protocol version " + std::to_string(data) +
+                                                " not supported (simulator speaks " + std::to_string(PROTO_VERSION) + ")"));
+          drop_client("version mismatch");
+          return;
+        }
+        char b[1024];
+        snprintf(b, sizeof b,
+                 "{\"shm\": \"%s\", \"mem_size\": %llu, \"mem_base\": %llu, \"bar0_size\": %u, \"clock_hz\": %.0f, "
+                 "\"if_count\": %d, \"port_count\": %d, \"msix_vectors\": %d, \"build\": \"%s\"}",
+                 shm_path_.c_str(), (unsigned long long)mem_size_, (unsigned long long)HOST_MEM_BASE, BAR0_SIZE,
+                 1e9 / o_.pcie.clk_ns, P_IF_COUNT, P_PORT_COUNT, P_MSIX_VECTORS, CFG_NAME);
+        replies_.push_back({true, false, 0, 0, make_msg(M_HELLO, 0, PROTO_VERSION, b)});
+        flush_replies();
+        break;
+      }
+      case M_READ32: {
+        if (addr >= BAR0_SIZE || addr % 4) {
+          replies_.push_back({true, false, 0, 0, make_msg(M_READ32, addr, 0xFFFFFFFFu, "")});
+          flush_replies();
+          break;
+        }
+        uint8_t tag = host_->bar_read(uint32_t(addr), now_ps());
+        replies_.push_back({false, true, tag, 0, {}});
+        break;
+      }
+      case M_WRITE32:
+        if (addr < BAR0_SIZE && addr % 4 == 0) host_->bar_write(uint32_t(addr), uint32_t(data), now_ps());
+        break;
+      case M_STATS:
+        replies_.push_back({true, false, 0, 0, make_msg(M_STATS, 0, 0, stats_json())});
+        flush_replies();
+        break;
+      case M_BYE:
+        drop_client("BYE");
+        break;
+      default:
+        send_raw(make_msg(M_ERROR, 0, 0, "unknown message type " + std::to_string(type)));
+        drop_client("protocol error");
+    }
+  }
+
+  void read_client() {
+    uint8_t buf[65536];
+    for (;;) {
+      ssize_t n = recv(client_fd_, buf, sizeof buf, MSG_DONTWAIT);
+      if (n == 0) { drop_client("connection closed"); return; }
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) drop_client(strerror(errno));
+        break;
+      }
+      inbuf_.insert(inbuf_.end(), buf, buf + n);
+      if (size_t(n) < sizeof buf || inbuf_.size() >= (1u << 20)) break;
+    }
+    parse_client();
+  }
+
+  void parse_client() {
+    size_t off = 0;
+    while (client_fd_ >= 0 && inbuf_.size() - off >= 24 && host_->bar_backlog() < 64) {
+      uint32_t type, len;
+      uint64_t addr, data;
+      memcpy(&type, &inbuf_[off], 4);
+      memcpy(&len, &inbuf_[off + 4], 4);
+      memcpy(&addr, &inbuf_[off + 8], 8);
+      memcpy(&data, &inbuf_[off + 16], 8);
+      if (len > (1u << 20)) { send_raw(make_msg(M_ERROR, 0, 0, "payload too long")); drop_client("protocol error"); return; }
+      if (inbuf_.size() - off < 24 + size_t(len)) break;
+      handle_msg(type, addr, data, &inbuf_[off + 24], len);
+      off += 24 + len;
+    }
+    if (client_fd_ >= 0) inbuf_.erase(inbuf_.begin(), inbuf_.begin() + long(off));
+  }
+
+  void poll_fds(int timeout_ms) {
+    // messages held back while the BAR request backlog was long
+    if (client_fd_ >= 0 && inbuf_.size() >= 24 && host_->bar_backlog() < 64) {
+      parse_client();
+      if (active()) timeout_ms = 0;
+    }
+    struct pollfd pf[2 + 64];
+    int n = 0;
+    pf[n++] = {listen_fd_, POLLIN, 0};
+    int ci = -1;
+    if (client_fd_ >= 0) {
+      ci = n;
+      pf[n++] = {client_fd_, short(host_->bar_backlog() < 64 && inbuf_.size() < (1u << 20) ? POLLIN : 0), 0};
+    }
+    int tap0 = n;
+    for (int p = 0; p < NP; p++)
+      if (ports_[p].tap_fd >= 0) pf[n++] = {ports_[p].tap_fd, POLLIN, 0};
+    int r = poll(pf, nfds_t(n), timeout_ms);
+    if (r <= 0) return;
+    // the attached driver first: a BYE followed by a new connection must not be refused
+    if (ci >= 0 && client_fd_ >= 0 && pf[ci].revents) read_client();
+    if (pf[0].revents & POLLIN) {
+      int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        if (client_fd_ >= 0) {
+          auto m = make_msg(M_ERROR, 0, 0, "another driver is attached");
+          ssize_t w = send(fd, m.data(), m.size(), MSG_NOSIGNAL);
+          (void)w;
+          close(fd);
+        } else {
+          client_fd_ = fd;
+          logf("driver attached");
+        }
+      }
+    }
+    for (int i = tap0, p = 0; p < NP; p++)
+      if (ports_[p].tap_fd >= 0) {
+        if (pf[i].revents & POLLIN) tap_read(p);
+        i++;
+      }
+  }
+
+  Opts o_;
+  Rng rng_;
+  VerilatedContext ctx_;
+  std::unique_ptr<Vberyl_nic_us_top> top_;
+  std::unique_ptr<PcieHost> host_;
+  uint8_t* mem_ = nullptr;
+  uint64_t mem_size_ = 0;
+  std::string shm_path_;
+  std::vector<Port> ports_;
+  FramePool fpool_;
+  double credit_per_cycle_ = 50;
+  int64_t clk_ps_ = 4000;
+  uint64_t cyc_ = 0, last_busy_ = 0, cycles_at_ready_ = 0, busy_cycles_ = 0, irq_dropped_ = 0;
+  double wall_start_ = 0, busy_wall_ = 0;
+  bool cq_staged_ = false, rc_staged_ = false, cfg_done_ = false;
+  uint32_t rc_off_ = 0, rc_commit_off_ = 0;
+  int rc_commit_n_ = 0;
+  bool cc_in_pkt_ = false;
+  Tlp* cc_cur_ = nullptr;
+  Tlp* rq_cur_ = nullptr;
+  uint32_t rq_got_ = 0;
+  int listen_fd_ = -1, client_fd_ = -1;
+  std::deque<Reply> replies_;
+  std::vector<uint8_t> inbuf_;
+};
+
+static void on_signal(int) { g_quit = 1; }
+
+int main(int argc, char** argv) {
+  Opts o = parse(argc, argv);
+  struct sigaction sa{};
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  {
+    Sim sim(o);
+    sim.reset_and_configure();
+    if (!o.bench_cycles) sim.listen_socket();
+    sim.run();
+    sim.print_exit_stats();
+  }
+  return 0;
+}
