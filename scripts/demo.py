@@ -48,9 +48,9 @@ def sh(*cmd, check=True, capture=False, timeout=120):
 def build():
     log("building the simulator (RTL -> C++ with Verilator; minutes the first time) and the driver ...")
     t0 = time.time()
-    sh("make", "-s", "-C", str(REPO / "sim"))
+    sh("make", "-s", "-C", str(REPO / "sim"), timeout=3600)   # the RTL -> C++ build takes minutes
     sim_bin = sh("make", "-s", "-C", str(REPO / "sim"), "print-bin", capture=True).stdout.strip()
-    sh("make", "-s", "-C", str(REPO / "sw"))
+    sh("make", "-s", "-C", str(REPO / "sw"), timeout=600)
     log(f"built in {time.time() - t0:.0f} s: {sim_bin}")
     return Path(sim_bin), REPO / "build" / "sw"
 
