@@ -92,7 +92,6 @@ module beryl_nic_cpl_write #(
   localparam int SL_W      = $clog2(SLOTS);
   localparam int FA_W      = $clog2(FIFO_DEPTH);
   localparam int REPL      = SEG_COUNT * SEG_BE_W / ENT_BYTES;   // entries per row
-  localparam int ROW_BE    = SEG_COUNT * SEG_BE_W;
   localparam int FC_W      = FA_W + 1;                           // FIFO count width
   localparam int SU_W      = SL_W + 1;                           // slot count width
 
@@ -240,7 +239,11 @@ module beryl_nic_cpl_write #(
     ent       = head_data;
     ent.phase = phase_q;
     ram_wr_cmd_data  = {REPL{ent}};
-    ram_wr_cmd_be    = ROW_BE'({ENT_BYTES{1'b1}}) << ent_off;
+    // ent_off is a multiple of ENT_BYTES (slots and entries are): the byte enables of one entry
+    // lane, the same as ENT_BYTES ones shifted left by ent_off without a wide shift
+    for (int k = 0; k < REPL; k++) begin
+      ram_wr_cmd_be[k*ENT_BYTES +: ENT_BYTES] = {ENT_BYTES{32'(ent_off) == k * ENT_BYTES}};
+    end
     ram_wr_cmd_valid = '0;
     ram_wr_cmd_valid[ent_seg] = state_q == ST_WRITE;
     for (int s = 0; s < SEG_COUNT; s++) begin

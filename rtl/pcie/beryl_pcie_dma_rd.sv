@@ -145,12 +145,33 @@ module beryl_pcie_dma_rd #(
   logic                      op_avail;
   logic [OP_W-1:0]           op_sel;
 
+  // Lowest set bit of a tag vector, in two levels (the lowest non-zero 32-bit group, then the
+  // lowest bit in it): the same function as one scan over all tags, but a quarter of the work
+  // for Verilator at 256 tags. 0 when no bit is set.
+  localparam int GRP_COUNT = (PCIE_TAG_COUNT + 31) / 32;
+  localparam int GRP_W     = (GRP_COUNT > 1) ? $clog2(GRP_COUNT) : 1;
+  localparam int PAD_W     = GRP_COUNT * 32;
+
+  function automatic logic [PT_W-1:0] lowest_tag(input logic [PCIE_TAG_COUNT-1:0] v);
+    logic [PAD_W-1:0]        pad;
+    logic [GRP_W-1:0]        grp;
+    logic [31:0]             word;
+    logic [4:0]              bit_sel;
+    pad = PAD_W'(v);
+    grp = '0;
+    for (int g = GRP_COUNT - 1; g >= 0; g--) if (pad[g*32 +: 32] != '0) grp = GRP_W'(g);
+    word    = pad[32'(grp)*32 +: 32];
+    bit_sel = '0;
+    for (int i = 31; i >= 0; i--) if (word[i]) bit_sel = 5'(i);
+    lowest_tag = PT_W'({grp, bit_sel});
+  endfunction
+
   always_comb begin
-    for (int i = 0; i < PCIE_TAG_COUNT; i++) tag_allowed[i] = ext_tag_en || (i < 32);
+    // tags 0..31, all of them with extended tags
+    tag_allowed = ext_tag_en ? {PCIE_TAG_COUNT{1'b1}} : PCIE_TAG_COUNT'({32{1'b1}});
     tag_free  = ~tag_active_q & tag_allowed;
     tag_avail = |tag_free;
-    tag_sel   = '0;
-    for (int i = PCIE_TAG_COUNT - 1; i >= 0; i--) if (tag_free[i]) tag_sel = PT_W'(i);
+    tag_sel   = lowest_tag(tag_free);
     op_avail = ~&op_active_q;
     op_sel   = '0;
     for (int i = OP_COUNT - 1; i >= 0; i--) if (!op_active_q[i]) op_sel = OP_W'(i);
@@ -328,6 +349,15 @@ module beryl_pcie_dma_rd #(
     end
   end
 
+  // byte j of the beat is written when its DW is strobed and b_start <= j < b_end (as masks,
+  // not a per-byte loop: the same function, cheaper for Verilator)
+  logic [BEAT_BYTES-1:0] b_strb_bytes;
+  logic [BEAT_BYTES-1:0] b_be;
+  always_comb begin
+    for (int k = 0; k < TLP_STRB_W; k++) b_strb_bytes[k*4 +: 4] = {4{a_strb_q[k]}};
+    b_be = b_ok ? (b_strb_bytes & ({BEAT_BYTES{1'b1}} << b_start) & ~({BEAT_BYTES{1'b1}} << b_end)) : '0;
+  end
+
   // stage B registers
   logic                  b_valid_q;
   logic [TLP_DATA_W-1:0] b_data_q;
@@ -344,9 +374,7 @@ module beryl_pcie_dma_rd #(
     if (adv) begin
       b_valid_q <= a_valid_q;
       b_data_q  <= a_data_q;
-      for (int j = 0; j < BEAT_BYTES; j++) begin
-        b_be_q[j] <= b_ok && a_strb_q[j / 4] && (j >= 32'(b_start)) && (j < 32'(b_end));
-      end
+      b_be_q    <= b_be;
       b_base_q   <= b_base;
       b_done_q   <= a_eop_q && b_last && b_ok;
       b_eop_q    <= a_eop_q;
@@ -425,21 +453,19 @@ module beryl_pcie_dma_rd #(
   assign c_retire = adv && c_valid_q && c_done_q;
 
   // timeout: every TICK cycles each outstanding tag ages by one; age 5 means at least
-  // TIMEOUT_CYCLES without its last completion
+  // TIMEOUT_CYCLES without its last completion. expired_q[i] is kept equal to
+  // tag_active_q[i] && tag_age_q[i] >= 5 (updated where those change: tick, issue, retire),
+  // so no cycle has to scan all tags' ages.
   logic [TICK_W-1:0]         tick_cnt_q;
   logic                      tick;
-  logic [PCIE_TAG_COUNT-1:0] expired;
+  logic [PCIE_TAG_COUNT-1:0] expired_q;
   logic                      to_any;
   logic [PT_W-1:0]           to_tag;
   logic                      to_retire;
 
-  assign tick = (tick_cnt_q == '0);
-  always_comb begin
-    for (int i = 0; i < PCIE_TAG_COUNT; i++) expired[i] = tag_active_q[i] && (tag_age_q[i] >= 3'd5);
-    to_any = |expired;
-    to_tag = '0;
-    for (int i = PCIE_TAG_COUNT - 1; i >= 0; i--) if (expired[i]) to_tag = PT_W'(i);
-  end
+  assign tick   = (tick_cnt_q == '0);
+  assign to_any = |expired_q;
+  assign to_tag = lowest_tag(expired_q);
   assign to_retire = to_any && !c_retire;
 
   logic            ret_valid;
@@ -521,12 +547,22 @@ module beryl_pcie_dma_rd #(
       tag_len_q[tag_sel]      <= chunk;
       tag_op_q[tag_sel]       <= gen_op_q;
     end
-    for (int i = 0; i < PCIE_TAG_COUNT; i++) begin
-      if (issue && tag_sel == PT_W'(i)) tag_age_q[i] <= '0;
-      else if (tick && tag_active_q[i] && tag_age_q[i] != 3'd7) tag_age_q[i] <= tag_age_q[i] + 3'd1;
+    // ageing only on the tick (the issued tag's reset to 0 below wins, being the later assignment)
+    if (tick) begin
+      for (int i = 0; i < PCIE_TAG_COUNT; i++) begin
+        if (tag_active_q[i] && tag_age_q[i] != 3'd7) tag_age_q[i] <= tag_age_q[i] + 3'd1;
+        expired_q[i] <= tag_active_q[i] && (tag_age_q[i] >= 3'd4);   // its age after this tick >= 5
+      end
     end
-    if (ret_valid) tag_active_q[ret_tag] <= 1'b0;
-    if (issue) tag_active_q[tag_sel] <= 1'b1;
+    if (issue) tag_age_q[tag_sel] <= '0;
+    if (ret_valid) begin
+      tag_active_q[ret_tag] <= 1'b0;
+      expired_q[ret_tag]    <= 1'b0;
+    end
+    if (issue) begin
+      tag_active_q[tag_sel] <= 1'b1;
+      expired_q[tag_sel]    <= 1'b0;
+    end
 
     // completion bytes in flight
     inflight_q <= inflight_q + (issue ? CRED_W'(chunk) : '0)
@@ -539,15 +575,16 @@ module beryl_pcie_dma_rd #(
       op_tag_q[op_sel]         <= rd_desc_tag;
       op_err_q[op_sel]         <= beryl_pcie_pkg::DMA_OK;
     end
-    for (int i = 0; i < OP_COUNT; i++) begin
-      if (desc_take && op_sel == OP_W'(i)) begin
-        op_outstanding_q[i] <= '0;
-      end else begin
-        op_outstanding_q[i] <= op_outstanding_q[i]
-                             + ((issue && gen_op_q == OP_W'(i)) ? OUT_W'(1) : '0)
-                             - ((ret_valid && ret_op == OP_W'(i)) ? OUT_W'(1) : '0);
-      end
+    // requests outstanding per descriptor: +1 on issue, -1 on retire, 0 when taken (later
+    // assignments win); only the slots involved are touched, no loop over all of them
+    if (issue) begin
+      op_outstanding_q[gen_op_q] <= op_outstanding_q[gen_op_q] + OUT_W'(1)
+                                    - ((ret_valid && ret_op == gen_op_q) ? OUT_W'(1) : '0);
     end
+    if (ret_valid && !(issue && ret_op == gen_op_q)) begin
+      op_outstanding_q[ret_op] <= op_outstanding_q[ret_op] - OUT_W'(1);
+    end
+    if (desc_take) op_outstanding_q[op_sel] <= '0;
     if (issue && chunk_last) op_issued_all_q[gen_op_q] <= 1'b1;
     if (ret_valid && ret_err != beryl_pcie_pkg::DMA_OK && op_err_q[ret_op] == beryl_pcie_pkg::DMA_OK) begin
       op_err_q[ret_op] <= ret_err;
@@ -571,6 +608,7 @@ module beryl_pcie_dma_rd #(
       req_valid_q          <= 1'b0;
       gen_active_q         <= 1'b0;
       tag_active_q         <= '0;
+      expired_q            <= '0;
       op_active_q          <= '0;
       op_issued_all_q      <= '0;
       inflight_q           <= '0;
