@@ -1,0 +1,1 @@
+beryl_eth_pcs_serdes_w32.sv
