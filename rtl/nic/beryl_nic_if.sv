@@ -551,6 +551,8 @@ module beryl_nic_if #(
     .rss_tbl_wr_en        (rss_tbl_wr_en),
     .rss_tbl_wr_addr      (rss_tbl_wr_addr),
     .rss_tbl_wr_data      (rss_tbl_wr_data),
+    .flush_valid          (cfg_req_valid[1] && cfg_req_ready[1] && cfg_req_we),
+    .flush_qidx           (cfg_req_qidx[RXQ_W-1:0]),
     .op_req_valid         (op_req_valid[1]),
     .op_req_ready         (op_req_ready[1]),
     .op_req_qidx          (rxq_op_req_qidx),

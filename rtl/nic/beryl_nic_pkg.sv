@@ -127,6 +127,7 @@ package beryl_nic_pkg;
   localparam logic [7:0] CPL_TOO_LONG  = 8'd1;  // RX: frame longer than the buffer, frame dropped
   localparam logic [7:0] CPL_DMA_ERR   = 8'd2;  // a DMA transfer of the packet failed
   localparam logic [7:0] CPL_BAD_DESC  = 8'd3;  // TX: zero length, chain too long or cut short
+  localparam logic [7:0] CPL_UNUSED    = 8'd4;  // RX: descriptor returned unused (prefetched, then evicted), length 0
 
   // Completion-entry flags (cpl_t.flags)
   localparam int CPL_FLAG_CSUM_VALID = 0;       // csum holds the RX payload sum

@@ -12,8 +12,8 @@
 // queue need no stall. It stalls only while the output a request needs is full (op_rsp for ops,
 // db_evt for MODE 0 doorbells); nothing is ever dropped.
 // Config port details beyond the contract: a CTRL write to an enabled queue applies enable, armed and
-// aux but keeps log_size (err if the written log_size differs), so writing 0 always disables a
-// queue; fields 6 and 7 read 0 and report err. QM_BAD_IDX never occurs: QUEUE_COUNT is a power of
+// aux but keeps log_size (err if the written log_size differs and the write keeps the queue enabled),
+// so writing 0 always disables a queue without error; fields 6 and 7 read 0 and report err. QM_BAD_IDX never occurs: QUEUE_COUNT is a power of
 // two and every port carries exactly QI_W index bits (range checks belong to the register block).
 module beryl_nic_queue_mgr #(
   parameter int MODE        = 0,     // 0: descriptor queue (host produces), 1: completion/event queue
@@ -341,7 +341,7 @@ module beryl_nic_queue_mgr #(
               st_new[O_AUX +: 8]  = s1_wdata_q[23:16];
               if (!q_en) begin
                 st_new[O_LSZ +: 4] = s1_wdata_q[11:8];
-              end else if (s1_wdata_q[11:8] != lsz) begin
+              end else if (s1_wdata_q[0] && s1_wdata_q[11:8] != lsz) begin
                 err = 1'b1;
               end
             end

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // NIC receive engine: MAC frames (PORT_COUNT ports, round robin per frame) into frame slots at one beat
-// per cycle with parse/RSS/checksum; then per frame, in order: RXQ op, descriptor fetch, DMA write,
-// completion, statistics. SLOTS frames in flight; latency a few cycles plus the DMA and QM round trips.
+// per cycle with parse/RSS/checksum; then per frame, in order: descriptor from a prefetching per-queue
+// cache (a miss waits for a QM op and a DMA read), DMA write, completion, statistics. SLOTS frames in flight.
 `default_nettype none
 
 module beryl_nic_rx_engine #(
@@ -12,9 +12,12 @@ module beryl_nic_rx_engine #(
   parameter int SLOTS           = 32,      // frames in flight (frame slots), power of two, 2..256
   parameter int SLOT_BYTES      = 16384,   // bytes per slot = largest frame accepted, power of two, 128..32768
   parameter int RSS_TABLE_DEPTH = 256,     // RSS indirection entries, power of two, 128..65536
-  parameter int CNT_W           = 4,       // queue-manager op count width, bits, >= 1
+  parameter int DCACHE_ENTRIES  = 4,       // descriptor cache entries (RX queues cached), power of two, 1..16
+  parameter int RX_DESC_BATCH   = 8,       // descriptors per fetch (QM op + DMA read), power of two, <= 2^(CNT_W-1)
+  parameter int DCACHE_BATCHES  = 16,      // fetches buffered per entry (prefetch depth), power of two, 2..64
+  parameter int CNT_W           = 4,       // queue-manager op count width, bits, >= log2(RX_DESC_BATCH)+1
   parameter int LEN_W           = 17,      // DMA length width, bits: 17 only
-  parameter int TAG_W           = 8,       // DMA tag width, bits, >= log2(SLOTS)
+  parameter int TAG_W           = 8,       // DMA tag width, bits, >= log2(SLOTS), >= log2(entries*batches)
   parameter int SEG_COUNT       = 2,       // DMA RAM segments: 2 only
   parameter int SEG_DATA_W      = 512,     // DMA RAM segment width, bits: 512 only
   parameter int SEG_BE_W        = SEG_DATA_W / 8,
@@ -58,6 +61,10 @@ module beryl_nic_rx_engine #(
   input  wire logic [15:0]                     op_rsp_ptr,
   input  wire logic [CNT_W-1:0]                op_rsp_count,
   input  wire logic [31:0]                     op_rsp_target,
+
+  // an RX queue's configuration was written: its cached descriptors are discarded (not completed)
+  input  wire logic                            flush_valid,
+  input  wire logic [QI_W-1:0]                 flush_qidx,
 
   // DMA read channel (descriptor fetch) and its RAM write port (upper half of the region)
   output logic [63:0]                          rd_desc_host_addr,
@@ -427,7 +434,7 @@ module beryl_nic_rx_engine #(
   logic                  join_fire;
   logic [SLOT_W-1:0]     j_slot;
   logic                  j_err, j_over;
-  logic [SLOT_W:0]       wp_q, reqp_q, rspp_q, txp_q, donep_q;   // ring pointers, one per stage
+  logic [SLOT_W:0]       wp_q, asgp_q, asgd_q, txp_q, donep_q;   // ring pointers, one per stage
 
   // The checksum block holds only 4 results and a frame's RSS result comes several cycles after its
   // checksum: take checksums at once into a deeper FIFO so back-to-back 1-beat frames keep flowing.
@@ -467,13 +474,11 @@ module beryl_nic_rx_engine #(
   logic [31:0]           e_hash   [SLOTS];
   logic [2:0]            e_htype  [SLOTS];
   logic [15:0]           e_csum   [SLOTS];
-  logic [1:0]            e_status [SLOTS];   // queue-manager status
+  logic [1:0]            e_status [SLOTS];   // queue-manager status (QM_OK: a descriptor was assigned)
   logic [15:0]           e_ptr    [SLOTS];   // descriptor ring pointer
   logic [15:0]           e_cq     [SLOTS];   // completion queue (the RX queue's target)
-  logic [SLOTS-1:0]      e_desc_done_q, e_desc_err_q, e_too_long_q, e_wr_done_q, e_wr_err_q;
-
-  // descriptors as written by the DMA read engine (upper half of the region), 16 bytes each
-  logic [SLOTS*128-1:0]  desc_q;
+  logic [63:0]           e_daddr  [SLOTS];   // the descriptor's buffer address
+  logic [SLOTS-1:0]      e_desc_err_q, e_too_long_q, e_wr_done_q, e_wr_err_q;
 
   always_ff @(posedge clk) begin
     if (join_fire && !j_err && !j_over) begin
@@ -489,89 +494,433 @@ module beryl_nic_rx_engine #(
   end
 
   // =========================================================================================
-  // Queue-manager requests (one entry each) and responses (start the descriptor fetch)
+  // RX descriptor cache. Each entry caches one RX queue: a FIFO of DCACHE_BATCHES batch buffers,
+  // each filled by one QM op of RX_DESC_BATCH and one DMA read of the granted descriptors. The
+  // descriptors of an entry are one contiguous run of ring pointers (grants of one queue follow each
+  // other), used in order. An entry fetches while it holds (cached + in flight) <= its level: the
+  // level starts at RX_DESC_BATCH/2 and doubles (plus a batch) each time a frame had to wait for
+  // a descriptor or a batch was used up before the next arrived: a busy queue prefetches deep, an
+  // idle one holds few. At most one QM op per entry is outstanding (its grant fixes where the next
+  // starts). A refused op (QM_EMPTY/DISABLED) stops fetching for the queue until its next frame.
+  // A miss takes an empty or the least recently used idle entry; the victim's unused run goes back to
+  // the host as CPL_UNUSED completions after the frames assigned before it (ring order per queue).
   // =========================================================================================
-  logic op_req_valid_q;
-  logic rd_desc_valid_q;
-  logic rsp_fire;
+  localparam int ENT_W     = DCACHE_ENTRIES > 1 ? $clog2(DCACHE_ENTRIES) : 1;
+  localparam int KB_W      = $clog2(DCACHE_BATCHES);
+  localparam int CB        = DCACHE_ENTRIES * DCACHE_BATCHES;         // batch buffers
+  localparam int CB_W      = $clog2(CB);
+  localparam int NDESC     = CB * RX_DESC_BATCH;                      // descriptor slots
+  localparam int DI_W      = $clog2(NDESC);
+  localparam int DROWS     = NDESC / 8;                               // RAM rows: 2 segments x 4 descriptors
+  localparam int DROW_W    = $clog2(DROWS);
+  localparam int HELD_W    = $clog2(DCACHE_BATCHES * RX_DESC_BATCH) + 1;
+  localparam int LEVEL_MAX = (DCACHE_BATCHES - 1) * RX_DESC_BATCH + RX_DESC_BATCH / 2;
+  localparam int RET_DEPTH = 4;                                       // eviction returns waiting
+  localparam int NRET_W    = HELD_W;
 
-  assign op_req_valid = op_req_valid_q;
-  assign op_req_count = CNT_W'(1);
-  assign op_rsp_ready = !rd_desc_valid_q || rd_desc_ready;
-  assign rsp_fire     = op_rsp_valid && op_rsp_ready;
+  localparam logic [1:0] B_EMPTY = 2'd0, B_REQ = 2'd1, B_LOAD = 2'd2, B_READY = 2'd3;
+
+  if (DCACHE_ENTRIES < 1 || DCACHE_ENTRIES > 16 || (DCACHE_ENTRIES & (DCACHE_ENTRIES - 1)) != 0
+      || DCACHE_BATCHES < 2 || DCACHE_BATCHES > 64 || (DCACHE_BATCHES & (DCACHE_BATCHES - 1)) != 0
+      || RX_DESC_BATCH < 1 || (RX_DESC_BATCH & (RX_DESC_BATCH - 1)) != 0
+      || CNT_W < $clog2(RX_DESC_BATCH) + 1 || NDESC < 16 || TAG_W < CB_W
+      || NDESC * beryl_nic_pkg::DESC_BYTES > FRAME_RAM_BYTES) begin : g_chk6
+    // DCACHE_ENTRIES 1..16, DCACHE_BATCHES 2..64, RX_DESC_BATCH powers of two; the cache holds >= 16
+    // descriptors and fits the region's upper half; TAG_W >= log2(entries * batches)
+    $error("%m: bad descriptor cache parameters (DCACHE_*, RX_DESC_BATCH <= 2^(CNT_W-1), TAG_W)");
+  end
+
+  // per batch buffer (index entry * DCACHE_BATCHES + batch)
+  logic [1:0]            b_st_q  [CB];
+  logic [CNT_W-1:0]      b_cnt_q [CB];   // descriptors granted
+  logic [15:0]           b_ptr_q [CB];   // ring pointer of the first
+  logic [CB-1:0]         b_err_q;        // the DMA read failed
+
+  // per entry
+  logic [DCACHE_ENTRIES-1:0] c_valid_q, c_req_q, c_empty_q, c_nack_q, c_demand_q, c_primed_q;
+  logic [DCACHE_ENTRIES-1:0] c_flush_q;  // flushed: no longer hit or fetching; evicted once idle
+  logic [QI_W-1:0]       c_qidx_q   [DCACHE_ENTRIES];
+  logic [15:0]           c_cq_q     [DCACHE_ENTRIES];
+  logic [KB_W-1:0]       c_hd_q     [DCACHE_ENTRIES];   // batch being used
+  logic [KB_W-1:0]       c_tl_q     [DCACHE_ENTRIES];   // batch the next fetch fills
+  logic [CNT_W-1:0]      c_used_q   [DCACHE_ENTRIES];   // descriptors used of the head batch
+  logic [HELD_W-1:0]     c_held_q   [DCACHE_ENTRIES];   // cached unused + in flight (a pending op counts a batch)
+  logic [HELD_W-1:0]     c_level_q  [DCACHE_ENTRIES];   // fetch while held <= level
+  logic [1:0]            c_nstat_q  [DCACHE_ENTRIES];   // status of the last refused op
+  logic [ENT_W-1:0]      c_age_q    [DCACHE_ENTRIES];   // 0 = most recently used
+
+  // descriptor storage as written by the DMA read engine: row r, segment s, 16-byte chunk c hold
+  // descriptor 8r + 4s + c; only bytes 0-11 (address, length) are kept
+  logic [4*96-1:0]       dmem0 [DROWS];
+  logic [4*96-1:0]       dmem1 [DROWS];
+
+  assign ram_wr_cmd_ready = '1;
+
+  always_ff @(posedge clk) begin
+    for (int c = 0; c < 4; c++) begin
+      for (int b = 0; b < 12; b++) begin
+        if (ram_wr_cmd_valid[0] && ram_wr_cmd_be[c * 16 + b]) begin
+          dmem0[ram_wr_cmd_addr[DROW_W-1:0]][c*96 + b*8 +: 8] <= ram_wr_cmd_data[(c * 16 + b) * 8 +: 8];
+        end
+        if (ram_wr_cmd_valid[1] && ram_wr_cmd_be[SEG_BE_W + c * 16 + b]) begin
+          dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]][c*96 + b*8 +: 8]
+            <= ram_wr_cmd_data[SEG_DATA_W + (c * 16 + b) * 8 +: 8];
+        end
+      end
+    end
+  end
+
+  // ---- assignment stage: the frame at asgp_q takes its queue's next descriptor, in frame order
+  logic                  a_valid, a_hit, a_ready, a_assign, a_drop, a_fire, a_alloc, a_stall, a_seen_q;
+  logic [QI_W-1:0]       a_q;
+  logic [ENT_W-1:0]      a_e, vic_e;
+  logic                  vic_ok;
+  logic [CB_W-1:0]       a_ci;
+  logic [DI_W-1:0]       a_di;
+  logic [4*96-1:0]       d_row0_q, d_row1_q;   // registered descriptor-store read (block RAM)
+  logic [95:0]           d_desc;       // bytes 0-11 of beryl_nic_pkg::rx_desc_t: len, addr
+  logic [DCACHE_ENTRIES-1:0] c_busy;    // an op or a DMA read in flight
+  logic                  ret_full;
+
+  always_comb begin
+    c_busy = c_req_q;
+    for (int i = 0; i < CB; i++) begin
+      if (b_st_q[i] == B_LOAD) c_busy[i / DCACHE_BATCHES] = 1'b1;
+    end
+  end
+
+  always_comb begin
+    a_valid = asgp_q != wp_q;
+    a_q     = e_queue[asgp_q[SLOT_W-1:0]];
+    a_hit   = 1'b0;
+    a_e     = '0;
+    for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+      if (c_valid_q[e] && !c_flush_q[e] && c_qidx_q[e] == a_q) begin
+        a_hit = 1'b1;
+        a_e   = ENT_W'(e);
+      end
+    end
+    // victim: an empty entry, else the least recently used idle one
+    vic_ok = 1'b0;
+    vic_e  = '0;
+    for (int e = DCACHE_ENTRIES - 1; e >= 0; e--) begin
+      if (!c_valid_q[e]) begin
+        vic_ok = 1'b1;
+        vic_e  = ENT_W'(e);
+      end
+    end
+    if (!vic_ok) begin
+      for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+        if (!c_busy[e] && (!vic_ok || c_age_q[e] > c_age_q[vic_e])) begin
+          vic_ok = 1'b1;
+          vic_e  = ENT_W'(e);
+        end
+      end
+    end
+    a_ci     = CB_W'({a_e, c_hd_q[a_e]});
+    a_di     = DI_W'(a_ci) * DI_W'(RX_DESC_BATCH) + DI_W'(c_used_q[a_e]);
+    a_ready  = b_st_q[a_ci] == B_READY;
+    a_assign = a_valid && a_hit && a_ready;
+    // refused op (asked for this or an earlier waiting frame) and nothing else coming: drop
+    a_drop   = a_valid && a_hit && !a_ready && c_nack_q[a_e] && !c_busy[a_e];
+    a_stall  = a_valid && a_hit && !a_ready && !a_drop;
+    a_fire   = a_assign || a_drop;
+    a_alloc  = a_valid && !a_hit && vic_ok && !(c_valid_q[vic_e] && c_held_q[vic_e] != '0 && ret_full);
+  end
+
+  // ---- fetch requests: one QM op per entry at a time, round robin over the entries that want one
+  logic [DCACHE_ENTRIES-1:0] f_want;
+  logic                  f_any, f_go;
+  logic [ENT_W-1:0]      f_e, f_rr_q;
+  logic                  op_req_valid_q;
+  logic [ENT_W-1:0]      opf_q [DCACHE_ENTRIES];    // entries of the ops awaiting their response
+  logic [ENT_W:0]        opf_wp_q, opf_rp_q;
+  logic                  rsp_fire, rsp_ok;
+  logic [ENT_W-1:0]      rsp_e;
+  logic [KB_W-1:0]       rsp_b;
+  logic [CB_W-1:0]       rsp_ci;
+  logic                  rd_desc_valid_q;
+
+  always_comb begin
+    for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+      f_want[e] = c_valid_q[e] && !c_flush_q[e] && !c_req_q[e] && !c_empty_q[e]
+                  && b_st_q[e * DCACHE_BATCHES + 32'(c_tl_q[e])] == B_EMPTY && c_held_q[e] <= c_level_q[e]
+                  && !(a_alloc && vic_e == ENT_W'(e));
+    end
+    f_any = 1'b0;
+    f_e   = '0;
+    for (int i = DCACHE_ENTRIES - 1; i >= 0; i--) begin
+      if (f_want[(32'(f_rr_q) + i) % DCACHE_ENTRIES]) begin
+        f_any = 1'b1;
+        f_e   = ENT_W'((32'(f_rr_q) + i) % DCACHE_ENTRIES);
+      end
+    end
+    f_go = f_any && (!op_req_valid_q || op_req_ready);
+  end
+
+  assign op_req_valid  = op_req_valid_q;
+  assign op_req_count  = CNT_W'(RX_DESC_BATCH);
+  assign op_rsp_ready  = !rd_desc_valid_q || rd_desc_ready;
+  assign rsp_fire      = op_rsp_valid && op_rsp_ready;
+  assign rsp_ok        = op_rsp_status == beryl_nic_pkg::QM_OK;
+  assign rsp_e         = opf_q[opf_rp_q[ENT_W-1:0]];
+  assign rsp_b         = c_tl_q[rsp_e] - KB_W'(1);
+  assign rsp_ci        = CB_W'({rsp_e, rsp_b});
   assign rd_desc_valid = rd_desc_valid_q;
-  assign rd_desc_len   = LEN_W'(beryl_nic_pkg::DESC_BYTES);
 
   always_ff @(posedge clk) begin
     if (op_req_ready) op_req_valid_q <= 1'b0;
-    if (reqp_q != wp_q && (!op_req_valid_q || op_req_ready)) begin
-      op_req_valid_q <= 1'b1;
-      op_req_qidx    <= e_queue[reqp_q[SLOT_W-1:0]];
-      reqp_q         <= reqp_q + 1'b1;
+    if (f_go) begin
+      op_req_valid_q             <= 1'b1;
+      op_req_qidx                <= c_qidx_q[f_e];
+      opf_q[opf_wp_q[ENT_W-1:0]] <= f_e;
+      opf_wp_q                   <= opf_wp_q + 1'b1;
+      f_rr_q                     <= f_e + ENT_W'(1);
     end
     if (rd_desc_ready) rd_desc_valid_q <= 1'b0;
     if (rsp_fire) begin
-      e_status[rspp_q[SLOT_W-1:0]] <= op_rsp_status;
-      e_ptr[rspp_q[SLOT_W-1:0]]    <= op_rsp_ptr;
-      e_cq[rspp_q[SLOT_W-1:0]]     <= op_rsp_target[15:0];
-      rspp_q                       <= rspp_q + 1'b1;
-      if (op_rsp_status == beryl_nic_pkg::QM_OK) begin
+      opf_rp_q <= opf_rp_q + 1'b1;
+      if (rsp_ok) begin
         rd_desc_valid_q   <= 1'b1;
         rd_desc_host_addr <= op_rsp_addr;
         rd_desc_ram_addr  <= RAM_ADDR_W'(FRAME_RAM_BYTES)
-                             + RAM_ADDR_W'(rspp_q[SLOT_W-1:0]) * RAM_ADDR_W'(beryl_nic_pkg::DESC_BYTES);
-        rd_desc_tag       <= TAG_W'(rspp_q[SLOT_W-1:0]);
+                             + RAM_ADDR_W'(rsp_ci) * RAM_ADDR_W'(RX_DESC_BATCH * beryl_nic_pkg::DESC_BYTES);
+        rd_desc_len       <= LEN_W'(op_rsp_count) * LEN_W'(beryl_nic_pkg::DESC_BYTES);
+        rd_desc_tag       <= TAG_W'(rsp_ci);
       end
     end
     if (rst) begin
       op_req_valid_q  <= 1'b0;
       rd_desc_valid_q <= 1'b0;
-      reqp_q          <= '0;
-      rspp_q          <= '0;
+      opf_wp_q        <= '0;
+      opf_rp_q        <= '0;
+      f_rr_q          <= '0;
     end
   end
 
-  // descriptor RAM write port: row r, segment s, 16-byte chunk c hold descriptor 8r + 4s + c
-  assign ram_wr_cmd_ready = '1;
+  // ---- eviction returns: the unused run of an evicted entry goes back as CPL_UNUSED completions once
+  // every frame assigned before the eviction has retired (ring order per queue)
+  logic [SLOT_W:0]       ret_pos_q [RET_DEPTH];
+  logic [QI_W-1:0]       ret_q_q   [RET_DEPTH];
+  logic [15:0]           ret_cq_q  [RET_DEPTH];
+  logic [15:0]           ret_ptr_q [RET_DEPTH];
+  logic [NRET_W-1:0]     ret_n_q   [RET_DEPTH];
+  logic [2:0]            ret_wp_q, ret_rp_q;
+  logic [NRET_W-1:0]     ret_k_q;            // completions of the head run already sent
+  logic                  ret_push, ret_go, ret_fire, ret_pop;
+
+  // A flushed entry is dropped once idle (no op or read in flight), its descriptors discarded: the queue
+  // was disabled or re-programmed, so the driver owns its buffers again and must not get completions for
+  // them in a completion queue it may already be re-using.
+  logic [DCACHE_ENTRIES-1:0] fl_idle;
+
+  always_comb begin
+    for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+      fl_idle[e] = c_valid_q[e] && c_flush_q[e] && !c_busy[e] && !(a_alloc && vic_e == ENT_W'(e));
+    end
+  end
+
+  assign ret_full = (ret_wp_q - ret_rp_q) == 3'(RET_DEPTH);
+  assign ret_push = a_alloc && c_valid_q[vic_e] && !c_flush_q[vic_e] && c_held_q[vic_e] != '0;
+  assign ret_go   = ret_wp_q != ret_rp_q && ret_pos_q[ret_rp_q[1:0]] == donep_q;
+  assign ret_pop  = ret_fire && ret_k_q + NRET_W'(1) == ret_n_q[ret_rp_q[1:0]];
 
   always_ff @(posedge clk) begin
-    for (int d = 0; d < SLOTS; d++) begin
-      for (int b = 0; b < 16; b++) begin
-        if (ram_wr_cmd_valid[(d / 4) % 2]
-            && ram_wr_cmd_addr[((d / 4) % 2) * SEG_ADDR_W +: SEG_ADDR_W - 1] == (SEG_ADDR_W - 1)'(d / 8)
-            && ram_wr_cmd_be[((d / 4) % 2) * SEG_BE_W + (d % 4) * 16 + b]) begin
-          desc_q[d*128 + b*8 +: 8] <= ram_wr_cmd_data[((d / 4) % 2) * SEG_DATA_W + ((d % 4) * 16 + b) * 8 +: 8];
-        end
+    if (ret_push) begin
+      ret_pos_q[ret_wp_q[1:0]] <= asgp_q;
+      ret_q_q[ret_wp_q[1:0]]   <= c_qidx_q[vic_e];
+      ret_cq_q[ret_wp_q[1:0]]  <= c_cq_q[vic_e];
+      ret_ptr_q[ret_wp_q[1:0]] <= b_ptr_q[{vic_e, c_hd_q[vic_e]}] + 16'(c_used_q[vic_e]);
+      ret_n_q[ret_wp_q[1:0]]   <= c_held_q[vic_e];
+      ret_wp_q                 <= ret_wp_q + 3'd1;
+    end
+    if (ret_fire) ret_k_q <= ret_k_q + NRET_W'(1);
+    if (ret_pop) begin
+      ret_k_q  <= '0;
+      ret_rp_q <= ret_rp_q + 3'd1;
+    end
+    if (rst) begin
+      ret_wp_q <= '0;
+      ret_rp_q <= '0;
+      ret_k_q  <= '0;
+    end
+  end
+
+  // a wait doubles the level (plus a batch), up to all the entry's batch buffers
+  logic [HELD_W:0] level_up_w;
+  logic [HELD_W-1:0] level_up;
+  assign level_up_w = {c_level_q[a_e], 1'b0} + (HELD_W + 1)'(RX_DESC_BATCH);
+  assign level_up   = level_up_w > (HELD_W + 1)'(LEVEL_MAX) ? HELD_W'(LEVEL_MAX) : level_up_w[HELD_W-1:0];
+
+  // ---- cache state updates
+  always_ff @(posedge clk) begin
+    // fetch issued: the tail batch waits for the QM
+    if (f_go) begin
+      b_st_q[{f_e, c_tl_q[f_e]}] <= B_REQ;
+      c_tl_q[f_e]                <= c_tl_q[f_e] + KB_W'(1);
+      c_req_q[f_e]               <= 1'b1;
+    end
+    // QM response: start the DMA read, or give the batch back and stop fetching
+    if (rsp_fire) begin
+      c_req_q[rsp_e] <= 1'b0;
+      if (rsp_ok) begin
+        b_st_q[rsp_ci]  <= B_LOAD;
+        b_cnt_q[rsp_ci] <= op_rsp_count;
+        b_ptr_q[rsp_ci] <= op_rsp_ptr;
+        c_cq_q[rsp_e]   <= op_rsp_target[15:0];
+      end else begin
+        b_st_q[rsp_ci]    <= B_EMPTY;
+        c_tl_q[rsp_e]     <= rsp_b;
+        c_empty_q[rsp_e]  <= 1'b1;
+        c_nack_q[rsp_e]   <= c_demand_q[rsp_e];
+        c_nstat_q[rsp_e]  <= op_rsp_status;
       end
     end
+    // descriptors arrived
+    if (rd_desc_status_valid) begin
+      b_st_q[rd_desc_status_tag[CB_W-1:0]]  <= B_READY;
+      b_err_q[rd_desc_status_tag[CB_W-1:0]] <= rd_desc_status_error != 4'd0;
+    end
+    // held count: + a batch per op, - the part of it not granted, - one per descriptor used
+    for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+      c_held_q[e] <= c_held_q[e]
+                     + ((f_go && f_e == ENT_W'(e)) ? HELD_W'(RX_DESC_BATCH) : '0)
+                     - ((rsp_fire && rsp_e == ENT_W'(e))
+                        ? HELD_W'(RX_DESC_BATCH) - (rsp_ok ? HELD_W'(op_rsp_count) : '0) : '0)
+                     - ((a_assign && a_e == ENT_W'(e)) ? HELD_W'(1) : '0);
+    end
+    // the frame at the head: a new frame for the queue re-enables fetching; a wait raises the level
+    if (a_valid && a_hit && !a_seen_q) c_empty_q[a_e] <= 1'b0;
+    if (a_stall) begin
+      c_demand_q[a_e] <= 1'b1;
+      if (!c_demand_q[a_e] && c_primed_q[a_e]) begin
+        c_level_q[a_e] <= level_up;
+      end
+    end
+    if (a_fire) begin
+      c_demand_q[a_e] <= 1'b0;
+      c_nack_q[a_e]   <= 1'b0;
+    end
+    if (a_assign) begin
+      c_primed_q[a_e] <= 1'b1;
+      if (c_used_q[a_e] + CNT_W'(1) == b_cnt_q[a_ci]) begin
+        // the head batch is used up and the next is still on its way: prefetch is too shallow
+        if (c_busy[a_e] && b_st_q[CB_W'({a_e, c_hd_q[a_e] + KB_W'(1)})] != B_READY) c_level_q[a_e] <= level_up;
+        b_st_q[a_ci]  <= B_EMPTY;
+        c_hd_q[a_e]   <= c_hd_q[a_e] + KB_W'(1);
+        c_used_q[a_e] <= '0;
+      end else begin
+        c_used_q[a_e] <= c_used_q[a_e] + CNT_W'(1);
+      end
+    end
+    // LRU ages: the used entry becomes 0, the younger ones age by one
+    if (a_assign || a_alloc) begin
+      for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+        if (c_age_q[e] < c_age_q[a_assign ? a_e : vic_e]) c_age_q[e] <= c_age_q[e] + ENT_W'(1);
+      end
+      c_age_q[a_assign ? a_e : vic_e] <= '0;
+    end
+    // flush: the queue's entries stop hitting and fetching; idle ones leave
+    for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+      if (flush_valid && c_valid_q[e] && c_qidx_q[e] == flush_qidx) c_flush_q[e] <= 1'b1;
+      if (fl_idle[e]) begin
+        c_valid_q[e] <= 1'b0;
+        c_flush_q[e] <= 1'b0;
+      end
+    end
+    // miss: take over the victim (idle, so all its batches are empty or ready) for the frame's queue
+    if (a_alloc) begin
+      for (int b = 0; b < DCACHE_BATCHES; b++) b_st_q[{vic_e, KB_W'(b)}] <= B_EMPTY;
+      c_valid_q[vic_e]  <= 1'b1;
+      c_flush_q[vic_e]  <= 1'b0;
+      c_qidx_q[vic_e]   <= a_q;
+      c_hd_q[vic_e]     <= '0;
+      c_tl_q[vic_e]     <= '0;
+      c_used_q[vic_e]   <= '0;
+      c_held_q[vic_e]   <= '0;
+      c_level_q[vic_e]  <= HELD_W'(RX_DESC_BATCH / 2);
+      c_empty_q[vic_e]  <= 1'b0;
+      c_nack_q[vic_e]   <= 1'b0;
+      c_demand_q[vic_e] <= 1'b1;
+      c_primed_q[vic_e] <= 1'b0;
+    end
+    a_seen_q <= a_valid && !a_fire;
+    if (rst) begin
+      for (int i = 0; i < CB; i++) b_st_q[i] <= B_EMPTY;
+      for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+        c_age_q[e]  <= ENT_W'(e);
+        c_held_q[e] <= '0;
+      end
+      c_valid_q  <= '0;
+      c_flush_q  <= '0;
+      c_req_q    <= '0;
+      c_empty_q  <= '0;
+      c_nack_q   <= '0;
+      c_demand_q <= '0;
+      a_seen_q   <= 1'b0;
+    end
+  end
+
+  // ---- the frame's descriptor (or the refusal) into its ring entry
+  always_ff @(posedge clk) begin
+    if (a_fire) begin
+      e_status[asgp_q[SLOT_W-1:0]] <= a_assign ? beryl_nic_pkg::QM_OK : c_nstat_q[a_e];
+      e_ptr[asgp_q[SLOT_W-1:0]]    <= b_ptr_q[a_ci] + 16'(c_used_q[a_e]);
+      e_cq[asgp_q[SLOT_W-1:0]]     <= c_cq_q[a_e];
+      asgp_q                       <= asgp_q + 1'b1;
+    end
+    if (rst) asgp_q <= '0;
+  end
+
+  // The descriptor store is read with a register (so it maps to block RAM); the entry gets the
+  // descriptor one cycle after its assignment, and the transmit stage follows the delayed pointer asgd_q.
+  // The batch just used up cannot be refilled that soon (a QM op and a DMA read come first).
+  logic                  d_valid_q, d_assign_q, d_err_q;
+  logic [2:0]            d_sel_q;
+  logic [SLOT_W-1:0]     d_idx_q;
+
+  always_ff @(posedge clk) begin
+    if (a_fire) begin
+      d_row0_q <= dmem0[a_di[DI_W-1:3]];
+      d_row1_q <= dmem1[a_di[DI_W-1:3]];
+    end
+    d_valid_q  <= a_fire;
+    d_assign_q <= a_assign;
+    d_err_q    <= b_err_q[a_ci];
+    d_sel_q    <= a_di[2:0];
+    d_idx_q    <= asgp_q[SLOT_W-1:0];
+    asgd_q     <= asgp_q;
+    if (rst) begin
+      d_valid_q <= 1'b0;
+      asgd_q    <= '0;
+    end
+  end
+
+  assign d_desc = d_sel_q[2] ? d_row1_q[32'(d_sel_q[1:0]) * 96 +: 96] : d_row0_q[32'(d_sel_q[1:0]) * 96 +: 96];
+
+  always_ff @(posedge clk) begin
+    if (d_valid_q) e_daddr[d_idx_q] <= d_desc[63:0];
   end
 
   // =========================================================================================
   // Frame transmission to the host, in order: check the buffer, then DMA write
   // =========================================================================================
   logic [SLOT_W-1:0]        tx_i;
-  beryl_nic_pkg::rx_desc_t  tx_desc;
   logic                     wr_desc_valid_q;
-  logic                     tx_fire, tx_issue, tx_long;
+  logic                     tx_fire, tx_issue;
 
   assign tx_i          = txp_q[SLOT_W-1:0];
-  assign tx_desc       = desc_q[tx_i*128 +: 128];
   assign wr_desc_valid = wr_desc_valid_q;
-  assign tx_long       = tx_desc.len < 32'(e_len[tx_i]);
 
   always_comb begin
     tx_fire  = 1'b0;
     tx_issue = 1'b0;
-    if (txp_q != rspp_q) begin
-      if (e_status[tx_i] != beryl_nic_pkg::QM_OK) begin
+    if (txp_q != asgd_q) begin
+      if (e_status[tx_i] != beryl_nic_pkg::QM_OK || e_desc_err_q[tx_i] || e_too_long_q[tx_i]) begin
         tx_fire = 1'b1;
-      end else if (e_desc_done_q[tx_i]) begin
-        if (e_desc_err_q[tx_i] || tx_long) begin
-          tx_fire = 1'b1;
-        end else if (!wr_desc_valid_q || wr_desc_ready) begin
-          tx_fire  = 1'b1;
-          tx_issue = 1'b1;
-        end
+      end else if (!wr_desc_valid_q || wr_desc_ready) begin
+        tx_fire  = 1'b1;
+        tx_issue = 1'b1;
       end
     end
   end
@@ -581,7 +930,7 @@ module beryl_nic_rx_engine #(
     if (tx_fire) txp_q <= txp_q + 1'b1;
     if (tx_issue) begin
       wr_desc_valid_q   <= 1'b1;
-      wr_desc_host_addr <= tx_desc.addr;
+      wr_desc_host_addr <= e_daddr[tx_i];
       wr_desc_ram_addr  <= RAM_ADDR_W'(e_slot[tx_i]) * RAM_ADDR_W'(SLOT_BYTES);
       wr_desc_len       <= LEN_W'(e_len[tx_i]);
       wr_desc_tag       <= TAG_W'(tx_i);
@@ -592,21 +941,15 @@ module beryl_nic_rx_engine #(
     end
   end
 
-  // per-entry status bits: cleared when the entry is written, set by the stages and DMA statuses
+  // per-entry status bits: set at assignment and by the DMA write statuses
   always_ff @(posedge clk) begin
-    if (join_fire && !j_err && !j_over) begin
-      e_desc_done_q[wp_q[SLOT_W-1:0]] <= 1'b0;
-      e_desc_err_q[wp_q[SLOT_W-1:0]]  <= 1'b0;
-      e_too_long_q[wp_q[SLOT_W-1:0]]  <= 1'b0;
-      e_wr_done_q[wp_q[SLOT_W-1:0]]   <= 1'b0;
-      e_wr_err_q[wp_q[SLOT_W-1:0]]    <= 1'b0;
+    if (d_valid_q) begin
+      e_desc_err_q[d_idx_q] <= d_assign_q && d_err_q;
+      e_too_long_q[d_idx_q] <= d_assign_q && !d_err_q && d_desc[95:64] < 32'(e_len[d_idx_q]);
     end
-    if (rd_desc_status_valid) begin
-      e_desc_done_q[rd_desc_status_tag[SLOT_W-1:0]] <= 1'b1;
-      e_desc_err_q[rd_desc_status_tag[SLOT_W-1:0]]  <= rd_desc_status_error != 4'd0;
-    end
-    if (tx_fire && e_status[tx_i] == beryl_nic_pkg::QM_OK && !e_desc_err_q[tx_i] && tx_long) begin
-      e_too_long_q[tx_i] <= 1'b1;
+    if (a_fire) begin
+      e_wr_done_q[asgp_q[SLOT_W-1:0]]  <= 1'b0;
+      e_wr_err_q[asgp_q[SLOT_W-1:0]]   <= 1'b0;
     end
     if (wr_desc_status_valid) begin
       e_wr_done_q[wr_desc_status_tag[SLOT_W-1:0]] <= 1'b1;
@@ -621,7 +964,7 @@ module beryl_nic_rx_engine #(
   logic                  dn_ok, dn_fire, dn_cpl;
   logic [7:0]            dn_cpl_status;
   logic                  cpl_valid_q;
-  beryl_nic_pkg::cpl_t   cpl_d;
+  beryl_nic_pkg::cpl_t   cpl_d, ret_cpl;
 
   assign dn_i  = donep_q[SLOT_W-1:0];
   assign dn_ok = e_status[dn_i] == beryl_nic_pkg::QM_OK;
@@ -631,7 +974,7 @@ module beryl_nic_rx_engine #(
     dn_fire       = 1'b0;
     dn_cpl        = 1'b0;
     dn_cpl_status = beryl_nic_pkg::CPL_OK;
-    if (donep_q != txp_q) begin
+    if (donep_q != txp_q && !ret_go) begin
       if (!dn_ok) begin
         dn_fire = 1'b1;
       end else if (e_desc_err_q[dn_i] || e_too_long_q[dn_i] || e_wr_done_q[dn_i]) begin
@@ -655,7 +998,13 @@ module beryl_nic_rx_engine #(
     cpl_d.rss_hash  = e_hash[dn_i];
     cpl_d.csum      = e_csum[dn_i];
     cpl_d.len       = dn_cpl_status == beryl_nic_pkg::CPL_OK ? e_len[dn_i] : 16'd0;
+    ret_cpl         = '0;
+    ret_cpl.queue   = 16'(ret_q_q[ret_rp_q[1:0]]);
+    ret_cpl.index   = ret_ptr_q[ret_rp_q[1:0]] + 16'(ret_k_q);
+    ret_cpl.status  = beryl_nic_pkg::CPL_UNUSED;
   end
+
+  assign ret_fire = ret_go && (!cpl_valid_q || cpl_ready);
 
   assign busy_clr = ((join_fire && (j_err || j_over)) ? SLOTS'(1) << j_slot : '0)
                   | (dn_fire ? SLOTS'(1) << e_slot[dn_i] : '0);
@@ -678,6 +1027,11 @@ module beryl_nic_rx_engine #(
         cpl_qidx    <= e_cq[dn_i];
         cpl_data    <= cpl_d;
       end
+    end
+    if (ret_fire) begin
+      cpl_valid_q <= 1'b1;
+      cpl_qidx    <= ret_cq_q[ret_rp_q[1:0]];
+      cpl_data    <= ret_cpl;
     end
     if (rst) begin
       busy_q      <= '0;
@@ -727,8 +1081,8 @@ module beryl_nic_rx_engine #(
   // only the fields the engine uses; the rest of the response is for other clients
   /* verilator lint_off UNUSEDSIGNAL */
   logic unused;
-  assign unused = ^{op_rsp_qidx, op_rsp_count, op_rsp_target[31:16], rd_desc_status_tag, wr_desc_status_tag,
-                    ram_wr_cmd_addr, ram_rd_cmd_addr, desc_q, tx_desc.rsvd,
+  assign unused = ^{op_rsp_qidx, op_rsp_target[31:16], rd_desc_status_tag, wr_desc_status_tag,
+                    ram_wr_cmd_addr, ram_rd_cmd_addr, ram_wr_cmd_be, ram_wr_cmd_data,
                     fram_wr_ready, fram_byte[5:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 

@@ -27,7 +27,7 @@ except ImportError:  # tb/model on sys.path
 TXQ, RXQ, CQ, EQ = range(4)
 DESC_BYTES, CPL_BYTES = 16, 32
 FLAG_MORE, FLAG_CSUM = 1, 2
-CPL_OK, CPL_TOO_LONG, CPL_DMA_ERR, CPL_BAD_DESC = range(4)
+CPL_OK, CPL_TOO_LONG, CPL_DMA_ERR, CPL_BAD_DESC, CPL_UNUSED = range(5)
 FIELD = {"base_lo": "Q_BASE_LO", "base_hi": "Q_BASE_HI", "ctrl": "Q_CTRL", "target": "Q_TARGET",
          "prod": "Q_PROD", "cons": "Q_CONS"}
 PARAMS = ("IF_INDEX", "IF_COUNT", "PORT_COUNT", "TXQ_COUNT", "RXQ_COUNT", "CQ_COUNT", "EQ_COUNT",
@@ -289,9 +289,11 @@ class NicInterface:
             ring = self.rxq[j]
             got = self._take(ring.cq)
             for c in got:
+                ring.cons = (c.index + 1) & 0xFFFF
+                if c.status == CPL_UNUSED:
+                    continue    # a prefetched descriptor handed back unused: refill posts its slot again
                 _, buf = ring.bufs[ring.slot(c.index) // DESC_BYTES]
                 out.append((bytes(buf[:c.length]) if c.status == CPL_OK else b"", c))
-                ring.cons = (c.index + 1) & 0xFFFF
             if got:
                 await self._ack(ring.cq)
                 if refill:

@@ -60,7 +60,8 @@ class Model:
             err = 0
             new_lsz = (wdata >> 8) & 0xF
             if q.en:
-                err = int(new_lsz != q.lsz)   # log_size is frozen while enabled
+                # log_size is frozen while enabled; a write that disables ignores it (no error)
+                err = int(new_lsz != q.lsz and bool(wdata & 1))
             else:
                 q.lsz = new_lsz
             q.en, q.armed, q.aux = wdata & 1, (wdata >> 1) & 1, (wdata >> 16) & 0xFF
