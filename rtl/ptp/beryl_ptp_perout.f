@@ -1,0 +1,1 @@
+beryl_ptp_perout.sv
