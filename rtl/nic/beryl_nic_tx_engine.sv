@@ -559,7 +559,9 @@ module beryl_nic_tx_engine #(
                   : p_err_q[p_tx_q] ? beryl_nic_pkg::CPL_DMA_ERR : beryl_nic_pkg::CPL_OK;
   assign v_cs_en  = s_act_q ? s_cs_en_q : p_cs_en_q[p_tx_q];
   assign v_cs_pos = s_act_q ? s_cs_pos_q : p_cs_pos_q[p_tx_q];
-  assign v_cs_val = s_act_q ? s_cs_val_q : ~fold2;
+  // a result of 0 is written as 0xffff: RFC 768 reserves 0 for "no UDP checksum", and for every other
+  // Internet checksum the two are the same ones'-complement value (Linux's skb_checksum_help does the same)
+  assign v_cs_val = s_act_q ? s_cs_val_q : (fold2 == 16'hffff) ? 16'hffff : ~fold2;
   assign v_cs_pos1 = 10'(v_cs_pos) + 10'd1;
   assign v_lastb  = (v_len - 1'b1) >> 6;
   assign s_last   = v_drop || SLEN_W'(v_beat) == v_lastb;

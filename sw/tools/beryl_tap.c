@@ -189,6 +189,9 @@ static void sw_csum(uint8_t *f, size_t len, unsigned start, unsigned off)
 {
 	uint16_t s = (uint16_t)~fold(sum_bytes(f + start, len - start, 0));
 
+	if (!s)
+		s = 0xffff;     /* as the device does: 0 would mean "no checksum" in UDP (RFC 768) */
+
 	f[start + off] = (uint8_t)(s >> 8);
 	f[start + off + 1] = (uint8_t)s;
 }

@@ -40,9 +40,10 @@ MODES = {"plain": (0.0, 0.0), "idle": (0.4, 0.0), "bp": (0.0, 0.4), "both": (0.4
 
 
 def csum_insert(frame, start, off):
-    """Reference: ~fold(sum of frame[start:]) written big-endian at start + off."""
+    """Reference: ~fold(sum of frame[start:]) written big-endian at start + off; a result of 0 is
+    written as 0xffff (RFC 768 for UDP; the same value for TCP and the others)."""
     f = bytearray(frame)
-    c = (~ones_sum(bytes(f[start:]))) & 0xFFFF
+    c = (~ones_sum(bytes(f[start:]))) & 0xFFFF or 0xFFFF
     f[start + off:start + off + 2] = c.to_bytes(2, "big")
     return bytes(f)
 
@@ -573,6 +574,36 @@ async def test_bad_desc(dut):
         await tb.finish()
         tb.check(qs)
         assert int(dut.bad_desc_count.value) == 7
+
+
+@cocotb.test()
+async def test_zero_checksum(dut):
+    """Frames whose checksum computes to 0 (UDP and TCP): the field is written 0xffff (RFC 768: 0 would
+    mean "no UDP checksum"; for TCP 0xffff is the same ones'-complement value); scapy accepts them."""
+    Clock(dut.clk, 4, unit="ns").start()
+    tb = Bench(dut, seed=17)
+    await tb.reset()
+    rng = tb.rng
+    q = tb.add_queue(5, 5, cq=6, aux=0)
+    posted = []
+    for i in range(8):
+        fr, l4, co = make_frame(rng, rng.randint(60, 1514), udp=i % 2 == 0)
+        # set one payload word (even offset from the L4 start) so that the L4 sum is 0xffff
+        w = l4 + 20 + 2 * rng.randrange((len(fr) - l4 - 20) // 2)
+        f = bytearray(fr)
+        f[w:w + 2] = b"\0\0"
+        f[w:w + 2] = ((~ones_sum(bytes(f[l4:]))) & 0xFFFF).to_bytes(2, "big")
+        assert (~ones_sum(bytes(f[l4:]))) & 0xFFFF == 0
+        posted.append((l4, co))
+        tb.post_packet(q, bytes(f), csum=(l4, co))
+    tb.schedule([q.idx])
+    n = len(tb.expected(q))
+    await tb.run(tb.idle_done(n))
+    await tb.finish()
+    tb.check([q])
+    for x, (l4, co) in zip(tb.expected(q), posted):
+        assert x["frame"][l4 + co:l4 + co + 2] == b"\xff\xff"
+        assert scapy_csum_ok(x["frame"], l4, co)
 
 
 @cocotb.test()
