@@ -25,9 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tb" / "model"))
+sys.path.insert(0, str(ROOT / "tb" / "common"))
 from sim.client import SimClient  # noqa: E402
 
 import beryl_nic as N  # noqa: E402
+import sim_build  # noqa: E402
 
 
 def cpu_s(pid):
@@ -37,9 +39,7 @@ def cpu_s(pid):
 
 
 def build():
-    subprocess.run(["make", "-s", "-C", str(ROOT / "sim")], check=True)
-    return subprocess.run(["make", "-s", "-C", str(ROOT / "sim"), "print-bin"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return sim_build.build_sim()
 
 
 def idle_row(binary, cycles):

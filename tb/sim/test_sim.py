@@ -26,7 +26,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tb" / "model"))
+sys.path.insert(0, str(ROOT / "tb" / "common"))
 from sim.client import SimClient  # noqa: E402
+
+import sim_build  # noqa: E402
 
 import beryl_nic as N  # noqa: E402
 from beryl_discover import discover  # noqa: E402
@@ -35,14 +38,11 @@ ETH_LOCAL = 0x88B5
 
 
 def build_sim():
-    """Build (or reuse) the default simulator; return the binary path."""
-    if shutil.which(os.environ.get("CXX", "g++")) is None:
-        pytest.skip("g++ not found: the C++ simulator cannot be built")
-    r = subprocess.run(["make", "-s", "-C", str(ROOT / "sim")], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise AssertionError(f"simulator build failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
-    return subprocess.run(["make", "-s", "-C", str(ROOT / "sim"), "print-bin"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+    """Build (or reuse) the default simulator under the shared build lock; return the binary path."""
+    try:
+        return sim_build.build_sim()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="module")

@@ -2,11 +2,10 @@
 """The user-space driver (sw/): builds libberyl and the tools with make, runs the C unit tests
 (in-process fake device, under AddressSanitizer/UBSan when the compiler has them), drives the CLI
 and the library over the simulator protocol against sw/tests/fake-sim, bridges two network
-namespaces through beryl-tap (root only), and, when the C++ simulator is built, runs
+namespaces through beryl-tap (root only), and builds the C++ simulator (shared build lock) to run
 `beryl info --json` and a loopback (interface 0 -> wire -> interface 1) through the RTL.
 """
 import fcntl
-import glob
 import json
 import os
 import shutil
@@ -220,9 +219,13 @@ def test_tap_bridge_fake(build, fake_sim, mode):
 
 # ---------------------------------------------------------------------- the C++ simulator (sim/)
 def find_sim():
-    cands = sorted(glob.glob(str(REPO / "build" / "sim-cpp" / "*" / "beryl-sim")), key=os.path.getmtime)
-    default = [c for c in cands if "/if2p1_" in c]
-    return (default or cands or [None])[-1]
+    """The default C++ simulator build (made here if missing, under the shared build lock)."""
+    sys.path.insert(0, str(REPO / "tb" / "common"))
+    import sim_build
+    try:
+        return sim_build.build_sim()
+    except FileNotFoundError:
+        return None
 
 
 @pytest.fixture
@@ -232,7 +235,7 @@ def sim_factory(build, tmp_path):
     could see the first one's buffers."""
     binary = find_sim()
     if not binary:
-        pytest.skip("the C++ simulator is not built (make -C sim): no integration run")
+        pytest.skip("no C++ compiler: the simulator cannot be built, no integration run")
     servers = []
 
     def start():
