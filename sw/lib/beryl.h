@@ -63,7 +63,8 @@ struct beryl_transport_ops {
 	int (*irq_fd)(struct beryl_transport *t);
 	/* Optional: accesses applied in order, reads pipelined (one round trip instead of n). */
 	int (*batch)(struct beryl_transport *t, struct beryl_access *acc, unsigned n);
-	/* Optional: transport-specific status as JSON (simulator speed), or NULL. */
+	/* Optional: transport-specific status as JSON (simulator speed), or NULL; -ENOSPC when it
+	 * does not fit in len bytes (never truncated). */
 	int (*info_json)(struct beryl_transport *t, char *buf, size_t len);
 	void (*close)(struct beryl_transport *t);
 };

@@ -282,9 +282,13 @@ static int sim_info_json(struct beryl_transport *t, char *buf, size_t len)
 		err = sim_reply(s, MSG_STATS, &m);
 	if (err)
 		return err;
-	snprintf(buf, len, "%s", m.payload);
+	/* never hand out a cut JSON document: too small a buffer is an error */
+	if (!m.payload || strlen(m.payload) >= len)
+		err = m.payload ? -ENOSPC : -EPROTO;
+	else
+		memcpy(buf, m.payload, strlen(m.payload) + 1);
 	free(m.payload);
-	return 0;
+	return err;
 }
 
 static void sim_close(struct beryl_transport *t)

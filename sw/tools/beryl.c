@@ -99,7 +99,8 @@ static int cmd_info(struct beryl_dev *dev, const struct opts *o)
 {
 	const struct beryl_identity *id = beryl_identity(dev);
 	struct beryl_transport *t = beryl_dev_transport(dev);
-	char sim[1024] = "", rel[32];
+	static char sim[65536];
+	char rel[32];
 	bool have_sim = t->ops->info_json && !t->ops->info_json(t, sim, sizeof(sim));
 
 	version_str(id->beryl_version, rel, sizeof(rel));
