@@ -8,6 +8,8 @@
     addr, buf = c.alloc(4096)                 # host memory: bus address + writable memoryview
     vec = c.wait_irq(timeout=5.0)             # MSI-X vector, or None
     c.stats()                                 # dict
+    c.gen(port=0, count=1000, length=1514)    # port 0 RX: 1000 frames at line rate (GEN)
+    c.port_stats(0)                           # STATS of one port (generator, TX window)
     c.close()                                 # BYE
 
 For the async driver model (tb/model/beryl_nic.py): `c.aread32`, `c.awrite32`, `c.alloc`.
@@ -24,7 +26,7 @@ import struct
 import time
 
 PROTO_VERSION = 1
-HELLO, READ32, WRITE32, IRQ, STATS, ERROR, BYE = range(1, 8)
+HELLO, READ32, WRITE32, IRQ, STATS, ERROR, BYE, GEN = range(1, 9)
 _HDR = struct.Struct("<IIQQ")
 
 
@@ -123,6 +125,28 @@ class SimClient:
     def stats(self):
         self._send(STATS)
         return json.loads(self._reply(STATS)[3])
+
+    def gen(self, port, count, length=None, frame=None):
+        """Start port `port`'s RX frame generator: `count` frames back to back at line rate, each
+        `length` bytes (the frame without FCS; a default frame with the frame number at byte 14)
+        or the bytes of `frame`. Also restarts the port's measurement window (STATS ports[port]
+        win_tx_* and gen_*). count 0 only restarts the window. Posted: no reply."""
+        payload = b"" if frame is None else bytes(frame)
+        if frame is None and count and length is None:
+            raise ValueError("gen() needs length or frame")
+        ln = len(payload) if frame is not None else (length or 0)
+        self._send(GEN, addr=port, data=(count & 0xFFFFFFFF) | (ln & 0xFFFFFFFF) << 32, payload=payload)
+
+    def port_stats(self, port):
+        """STATS of one port, with cycle stamps also in ns (`*_ns`, None where the cycle is -1)."""
+        s = self.stats()
+        p = dict(s["ports"][port])
+        ns = 1e9 / s["clock_hz"]
+        for k in ("win_tx_first", "win_tx_last", "gen_first", "gen_last"):
+            c = p.get(k + "_cycle", -1)
+            p[k + "_ns"] = None if c < 0 else c * ns
+        p["cycles"] = s["cycles"]
+        return p
 
     def poll_irqs(self):
         """Take the IRQs that have arrived so far (without blocking)."""

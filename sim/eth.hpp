@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Ethernet side of beryl-sim: per NIC port a TX collector paced at line rate, an RX queue of
-// frames with arrival times, wires between ports (delay, loss, reordering) and Linux TAP devices.
+// frames with arrival times, a line-rate RX frame generator, wires between ports (delay, loss,
+// reordering) and Linux TAP devices.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -55,11 +56,28 @@ struct Port {
   // TX side (RTL -> outside): collector and line-rate pacing credit (bytes)
   Frame tx_cur;
   double tx_credit = 0;
-  // RX side (outside -> RTL): frames by arrival time, the one in delivery and its offset
+  // TX measurement window (restarted by a GEN message): frames whose last beat the port took,
+  // and the cycles of the first and the last of them (-1: none yet)
+  uint64_t win_tx_frames = 0;
+  int64_t win_tx_first = -1, win_tx_last = -1;
+  // RX side (outside -> RTL): frames by arrival time; the frame in delivery (taken from rx_q or
+  // made by the generator) and its offset
   std::deque<Frame> rx_q;
+  Frame rx_cur;
+  bool rx_busy = false;       // rx_cur is being delivered
+  bool rx_cur_gen = false;    // ... and it comes from the generator (beats paced by gen_credit)
   bool rx_staged = false;
   uint32_t rx_off = 0;
   uint32_t rx_stage_len = 0;
+  // RX frame generator (GEN message): gen_left frames of gen_tmpl back to back at line rate. The
+  // credit (bytes) mirrors the cocotb bench's RTL generator: a beat is offered while it is not
+  // negative; each beat is charged its bytes, a frame's last beat 24 more (preamble, SFD, IFG,
+  // FCS); it grows by the line rate each cycle and is capped at 64 when nothing was sent.
+  std::vector<uint8_t> gen_tmpl;
+  bool gen_number = true;     // write the frame number (u32 LE) at byte 14 of each frame
+  uint64_t gen_left = 0, gen_sent = 0;
+  int64_t gen_first = -1, gen_last = -1;   // cycles of the first/last generated frame's last beat
+  double gen_credit = 0;
   // statistics
   uint64_t tx_frames = 0, tx_bytes = 0, rx_frames = 0, rx_bytes = 0, dropped = 0, reordered = 0, rx_bad = 0;
   uint64_t tx_unconnected = 0;

@@ -52,7 +52,7 @@ static constexpr uint64_t HOST_MEM_BASE = 0x100000000ull;
 static constexpr uint32_t BAR0_SIZE = 1u << 18;
 static constexpr uint32_t MSIX_TABLE = 0x10000;
 static constexpr uint32_t PROTO_VERSION = 1;
-enum { M_HELLO = 1, M_READ32, M_WRITE32, M_IRQ, M_STATS, M_ERROR, M_BYE };
+enum { M_HELLO = 1, M_READ32, M_WRITE32, M_IRQ, M_STATS, M_ERROR, M_BYE, M_GEN };
 
 static volatile sig_atomic_t g_quit = 0;
 static bool g_quiet = false;
@@ -154,7 +154,7 @@ static void usage() {
           "  --wire-delay-ns X --loss P --reorder P --bad-frames P   defaults for --wire (50 ns, 0, 0, 0)\n"
           "  --no-wire              leave ports unconnected (default build cables 0:1)\n"
           "  --tap [PORT:]NAME      port <-> Linux TAP device NAME (needs CAP_NET_ADMIN)\n"
-          "  --line-gbps X          line rate of every port (default 100)\n"
+          "  --line-gbps X          line rate of every port, TX pacing and the GEN generator (default 100)\n"
           "  --idle-grace N         cycles to keep clocking after the last activity (default 4096)\n"
           "  --seed N               wire loss/reorder seed\n"
           "  --bench-cycles N       clock N cycles with no driver, print speed, exit\n"
@@ -427,6 +427,9 @@ class Sim {
     Frame& f = port.tx_cur;
     port.tx_frames++;
     port.tx_bytes += f.data.size();
+    if (!port.win_tx_frames) port.win_tx_first = int64_t(cyc_);
+    port.win_tx_last = int64_t(cyc_);
+    port.win_tx_frames++;
     if (port.mode == PM_TAP) {
       ssize_t n = write(port.tap_fd, f.data.data(), f.data.size());
       (void)n;
@@ -502,6 +505,7 @@ class Sim {
     if (cq_fire) commit_cq();
     if (rc_fire) commit_rc();
     if (rx_fire) commit_rx(rx_fire);
+    gen_pace(rx_fire);
     if (any_out || cq_fire || rc_fire || rx_fire) last_busy_ = cyc_;
     cyc_++;
   }
@@ -509,7 +513,7 @@ class Sim {
   bool active() {
     if (host_->busy() || cq_staged_ || rc_staged_) return true;
     for (auto& p : ports_)
-      if (!p.rx_q.empty() || !p.tx_cur.data.empty()) return true;
+      if (!p.rx_q.empty() || p.rx_busy || p.gen_left || !p.tx_cur.data.empty()) return true;
     return cyc_ - last_busy_ < o_.grace;
   }
 
@@ -717,11 +721,33 @@ class Sim {
     Port& port = ports_[p];
     auto* t = top_.get();
     if (port.rx_staged) return;
-    if (port.rx_q.empty() || port.rx_q.front().arrive_ps > now_ps()) {
+    if (!port.rx_busy) {
+      // next frame: the generator's (while it runs and has credit), else the next arrived one
+      if (port.gen_left && port.gen_credit >= 0) {
+        Frame f = fpool_.get();
+        f.data.assign(port.gen_tmpl.begin(), port.gen_tmpl.end());
+        if (port.gen_number && f.data.size() >= 18) {
+          uint32_t k = uint32_t(port.gen_sent);
+          memcpy(f.data.data() + 14, &k, 4);
+        }
+        port.rx_cur = std::move(f);
+        port.rx_cur_gen = true;
+      } else if (!port.rx_q.empty() && port.rx_q.front().arrive_ps <= now_ps()) {
+        port.rx_cur = std::move(port.rx_q.front());
+        port.rx_q.pop_front();
+        port.rx_cur_gen = false;
+      } else {
+        t->s_axis_rx_tvalid &= ~(1u << p);
+        return;
+      }
+      port.rx_busy = true;
+      port.rx_off = 0;
+    }
+    if (port.rx_cur_gen && port.gen_credit < 0) {   // the generator waits for line-rate credit
       t->s_axis_rx_tvalid &= ~(1u << p);
       return;
     }
-    Frame& f = port.rx_q.front();
+    Frame& f = port.rx_cur;
     uint32_t left = uint32_t(f.data.size()) - port.rx_off;
     uint32_t n = left > 64 ? 64 : left;
     uint8_t* dst = reinterpret_cast<uint8_t*>(words(t->s_axis_rx_tdata) + 16 * p);
@@ -743,16 +769,46 @@ class Sim {
       port.rx_off += port.rx_stage_len;
       port.rx_staged = false;
       top_->s_axis_rx_tvalid &= ~(1u << p);
-      Frame& f = port.rx_q.front();
-      if (port.rx_off >= f.data.size()) {
+      Frame& f = port.rx_cur;
+      bool last = port.rx_off >= f.data.size();
+      if (port.rx_cur_gen) port.gen_credit += credit_per_cycle_ - (port.rx_stage_len + (last ? 24 : 0));
+      if (last) {
         port.rx_frames++;
         port.rx_bytes += f.data.size();
         port.rx_bad += f.bad;
+        if (port.rx_cur_gen) {
+          if (!port.gen_sent) port.gen_first = int64_t(cyc_);
+          port.gen_last = int64_t(cyc_);
+          port.gen_sent++;
+          if (port.gen_left) port.gen_left--;
+        }
         fpool_.put(f);
-        port.rx_q.pop_front();
+        port.rx_busy = false;
         port.rx_off = 0;
       }
     }
+  }
+  // generator credit of the ports that did not send a generated beat this cycle (the others were
+  // charged in commit_rx): grows by the line rate, capped at 64 bytes, like the RTL generator
+  void gen_pace(uint32_t fire) {
+    for (int p = 0; p < NP; p++) {
+      Port& port = ports_[p];
+      if ((fire >> p & 1) && port.rx_cur_gen) continue;
+      port.gen_credit = port.gen_credit > 64 ? 64 : port.gen_credit + credit_per_cycle_;
+    }
+  }
+
+  // GEN message: restart port p's measurement window; send `count` frames (the template) at line rate
+  void gen_start(int p, uint64_t count, std::vector<uint8_t>&& tmpl, bool number) {
+    Port& port = ports_[p];
+    port.win_tx_frames = 0;
+    port.win_tx_first = port.win_tx_last = -1;
+    port.gen_sent = 0;
+    port.gen_first = port.gen_last = -1;
+    port.gen_left = count;
+    port.gen_tmpl = std::move(tmpl);
+    port.gen_number = number;
+    last_busy_ = cyc_;
   }
 
   // --------------------------------------------------------------------------- driver socket
@@ -843,10 +899,15 @@ class Sim {
       auto& q = ports_[p];
       n = snprintf(b, sizeof b,
           "%s{\"tx_frames\": %llu, \"tx_bytes\": %llu, \"rx_frames\": %llu, \"rx_bytes\": %llu, "
-          "\"wire_dropped\": %llu, \"wire_reordered\": %llu, \"tx_unconnected\": %llu, \"rx_bad\": %llu}",
+          "\"wire_dropped\": %llu, \"wire_reordered\": %llu, \"tx_unconnected\": %llu, \"rx_bad\": %llu, "
+          "\"win_tx_frames\": %llu, \"win_tx_first_cycle\": %lld, \"win_tx_last_cycle\": %lld, "
+          "\"gen_sent\": %llu, \"gen_left\": %llu, \"gen_first_cycle\": %lld, \"gen_last_cycle\": %lld}",
           p ? ", " : "", (unsigned long long)q.tx_frames, (unsigned long long)q.tx_bytes,
           (unsigned long long)q.rx_frames, (unsigned long long)q.rx_bytes, (unsigned long long)q.dropped,
-          (unsigned long long)q.reordered, (unsigned long long)q.tx_unconnected, (unsigned long long)q.rx_bad);
+          (unsigned long long)q.reordered, (unsigned long long)q.tx_unconnected, (unsigned long long)q.rx_bad,
+          (unsigned long long)q.win_tx_frames, (long long)q.win_tx_first, (long long)q.win_tx_last,
+          (unsigned long long)q.gen_sent, (unsigned long long)q.gen_left, (long long)q.gen_first,
+          (long long)q.gen_last);
       out.append(b, size_t(n));
     }
     out += "]}";
@@ -854,7 +915,6 @@ class Sim {
   }
 
   void handle_msg(uint32_t type, uint64_t addr, uint64_t data, const uint8_t* payload, uint32_t len) {
-    (void)payload; (void)len;
     switch (type) {
       case M_HELLO: {
         if (data != PROTO_VERSION) {
@@ -893,6 +953,32 @@ class Sim {
       case M_BYE:
         drop_client("BYE");
         break;
+      case M_GEN: {
+        // addr = port, data = count | frame length << 32; payload (optional) = the frame itself
+        uint64_t count = data & 0xFFFFFFFFu;
+        uint32_t flen = len ? len : uint32_t(data >> 32);
+        std::string err;
+        if (addr >= uint64_t(NP)) err = "GEN: port " + std::to_string(addr) + " (this build has ports 0.." +
+                                        std::to_string(NP - 1) + ")";
+        else if (count && (flen < 14 || flen > 65535))
+          err = "GEN: frame length " + std::to_string(flen) + " (14..65535 bytes)";
+        if (!err.empty()) {
+          send_raw(make_msg(M_ERROR, 0, 0, err));
+          drop_client("protocol error");
+          break;
+        }
+        std::vector<uint8_t> tmpl;
+        if (len) tmpl.assign(payload, payload + len);
+        else {
+          // default frame: local-administered addresses, the local experimental EtherType 0x88B5,
+          // then (written per frame) the frame number and a byte pattern
+          static const uint8_t hdr[14] = {0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xB5};
+          tmpl.resize(count ? flen : 0);
+          for (uint32_t i = 0; i < tmpl.size(); i++) tmpl[i] = i < 14 ? hdr[i] : uint8_t(i);
+        }
+        gen_start(int(addr), count, std::move(tmpl), len == 0);
+        break;
+      }
       default:
         send_raw(make_msg(M_ERROR, 0, 0, "unknown message type " + std::to_string(type)));
         drop_client("protocol error");
