@@ -230,9 +230,9 @@ def find_sim():
 
 @pytest.fixture
 def sim_factory(build, tmp_path):
-    """Start C++ simulators: one per driver session. The RTL keeps prefetched RX descriptors across
-    a queue's re-programming (no reset on attach yet), so a second driver on the same simulator
-    could see the first one's buffers."""
+    """Start C++ simulators, one per test, so each test starts from a freshly reset device (a second
+    driver session on a running device is covered by tb/nic/beryl_nic_us_top's test_restart and by
+    the demo, where `beryl stats` follows beryl-tap on one simulator)."""
     binary = find_sim()
     if not binary:
         pytest.skip("no C++ compiler: the simulator cannot be built, no integration run")
