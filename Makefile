@@ -1,10 +1,11 @@
 # Beryl top-level commands. Both install what they need on first use (scripts/setup.sh).
 #   make demo   the main job: Linux traffic between two network namespaces through the NIC RTL
 #   make test   everything CI runs: generated-file check, lint, unit and system tests
+#   make test-long   the same with BERYL_LONG=1 (long regression, outside CI's default tier)
 PY      := .venv/bin/python
 JOBS    ?= $(shell nproc)
 
-.PHONY: all setup demo bench bench-dma bench-nic test regs regs-check lint synth clean
+.PHONY: all setup demo bench bench-dma bench-nic test test-long regs regs-check lint synth clean
 
 all: test
 
@@ -36,6 +37,11 @@ bench-nic: setup
 
 test: setup regs-check lint
 	$(PY) -m pytest -n $(JOBS) -q tb sw scripts
+
+# the long regression: the same tests with BERYL_LONG=1 (every frame length, more seeds and
+# configurations); not part of CI's default tier
+test-long: setup regs-check lint
+	BERYL_LONG=1 $(PY) -m pytest -n $(JOBS) -q tb sw scripts
 
 clean:
 	rm -rf build
