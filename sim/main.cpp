@@ -495,6 +495,7 @@ class Sim {
     uint32_t rx_fire = uint32_t(t->s_axis_rx_tvalid) & uint32_t(t->s_axis_rx_tready);
     bool any_out = false;
     if (t->m_axis_rq_tvalid && rq_ready) { take_rq(now); any_out = true; }
+    if (t->m_axis_rq_tvalid && !rq_ready) host_->st.rq_stall_cycles++;
     if (t->m_axis_cc_tvalid && t->m_axis_cc_tready) { take_cc(now); any_out = true; }
     uint32_t tx_fire = uint32_t(t->m_axis_tx_tvalid) & txr;
     if (tx_fire) { take_tx(tx_fire); any_out = true; }
@@ -884,6 +885,7 @@ class Sim {
         "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
         "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
         "\"irqs\": %llu, \"bad_dma_rd\": %llu, \"bad_dma_wr\": %llu, \"up_busy_ns\": %.1f, \"down_busy_ns\": %.1f, "
+        "\"p_credit_wait_ns\": %.1f, \"np_credit_wait_ns\": %.1f, \"rq_stall_cycles\": %llu, "
         "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
         "\"ports\": [",
         (unsigned long long)cyc_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
@@ -892,7 +894,8 @@ class Sim {
         (unsigned long long)s.down_tlps, (unsigned long long)s.dma_rd_bytes, (unsigned long long)s.dma_wr_bytes,
         (unsigned long long)s.rd_reqs, (unsigned long long)s.wr_reqs, (unsigned long long)s.irqs,
         (unsigned long long)s.bad_dma_rd, (unsigned long long)s.bad_dma_wr, s.up_busy_ps / 1000.0,
-        s.down_busy_ps / 1000.0, (unsigned long long)s.rtt_count,
+        s.down_busy_ps / 1000.0, s.p_wait_ps / 1000.0, s.np_wait_ps / 1000.0,
+        (unsigned long long)s.rq_stall_cycles, (unsigned long long)s.rtt_count,
         s.rtt_count ? s.rtt_sum_ps / 1000.0 / double(s.rtt_count) : 0.0, s.rtt_min_ps / 1000.0, s.rtt_max_ps / 1000.0);
     std::string out(b, size_t(n));
     for (int p = 0; p < NP; p++) {

@@ -79,6 +79,9 @@ struct PcieStats {
   uint64_t rd_reqs = 0, wr_reqs = 0, irqs = 0;
   uint64_t bad_dma_wr = 0, bad_dma_rd = 0;
   int64_t up_busy_ps = 0, down_busy_ps = 0;
+  int64_t p_wait_ps = 0;       // time the head of the upstream queue waited for posted credits
+  int64_t np_wait_ps = 0;      // ... for non-posted credits
+  uint64_t rq_stall_cycles = 0;  // cycles the RTL offered an RQ beat and tready was low (harness)
   uint64_t rtt_count = 0;      // DMA reads timed: request accepted on RQ -> first completion at RC
   int64_t rtt_sum_ps = 0, rtt_min_ps = 0, rtt_max_ps = 0;
 };
@@ -166,6 +169,7 @@ class PcieHost {
     }
     // credits coming back
     while (!cret_.empty() && cret_.front().t <= now) {
+      last_cret_ps_ = cret_.front().t;
       ph_ += cret_.front().ph;
       pd_ += cret_.front().pd;
       nph_ += cret_.front().nph;
@@ -179,7 +183,18 @@ class PcieHost {
       int ph = 0, pd = 0, nph = 0;
       if (c->kind == T_MWR) { ph = 1; pd = int((c->ndw + 3) / 4); }
       if (c->kind == T_MRD) nph = 1;
-      if (ph > ph_ || pd > pd_ || nph > nph_) break;
+      if (ph > ph_ || pd > pd_ || nph > nph_) {
+        if (blocked_since_ < 0) blocked_since_ = start;
+        break;
+      }
+      if (blocked_since_ >= 0) {
+        // the head waited for credits: it starts on the link when they came back, not when it
+        // was ready (starting it in the past would let it arrive, and return its own credits,
+        // up to the whole wait too early)
+        if (start < last_cret_ps_) start = last_cret_ps_;
+        (c->kind == T_MWR ? st.p_wait_ps : st.np_wait_ps) += start - blocked_since_;
+        blocked_since_ = -1;
+      }
       ph_ -= ph; pd_ -= pd; nph_ -= nph;
       up_pend_.pop_front();
       int64_t dur = int64_t(c->wire_bytes * ps_per_byte_);
@@ -329,6 +344,8 @@ class PcieHost {
   double ps_per_byte_;
   int64_t prop_ps_, lat_ps_, cret_ps_;
   int64_t down_free_ = 0, up_free_ = 0;
+  int64_t last_cret_ps_ = 0;     // time of the latest credit return applied
+  int64_t blocked_since_ = -1;   // the upstream head has waited for credits since then (-1: not waiting)
   int ph_, pd_, nph_;
   uint16_t cq_tag_ = 0;
   TlpPool pool_;
