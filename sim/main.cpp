@@ -150,6 +150,8 @@ static void usage() {
           "  --tlp-overhead N       bytes per TLP besides header+payload (default 8)\n"
           "  --credits PH:PD:NPH    host posted header/data(16B)/non-posted header credits (64:1024:64)\n"
           "  --credit-return-ns X   credit return delay after arrival (default 100)\n"
+          "  --fc-update-ns X       return credits in UpdateFC DLLPs: freed credit-return-ns after\n"
+          "                         arrival, sent when this timer expires, + link delay (default 0: off)\n"
           "  --wire A:B[:DELAY_NS[:LOSS[:REORDER[:BAD]]]]  cable port A to port B\n"
           "  --wire-delay-ns X --loss P --reorder P --bad-frames P   defaults for --wire (50 ns, 0, 0, 0)\n"
           "  --no-wire              leave ports unconnected (default build cables 0:1)\n"
@@ -188,6 +190,7 @@ static Opts parse(int argc, char** argv) {
       if (sscanf(need(i), "%d:%d:%d", &o.pcie.ph_credits, &o.pcie.pd_credits, &o.pcie.nph_credits) != 3)
         die("--credits wants PH:PD:NPH");
     } else if (a == "--credit-return-ns") o.pcie.credit_ret_ns = atof(need(i));
+    else if (a == "--fc-update-ns") o.pcie.fc_update_ns = atof(need(i));
     else if (a == "--wire") {
       const char* s = need(i);
       int pa, pb;
@@ -885,7 +888,7 @@ class Sim {
         "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
         "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
         "\"irqs\": %llu, \"bad_dma_rd\": %llu, \"bad_dma_wr\": %llu, \"up_busy_ns\": %.1f, \"down_busy_ns\": %.1f, "
-        "\"p_credit_wait_ns\": %.1f, \"np_credit_wait_ns\": %.1f, \"rq_stall_cycles\": %llu, "
+        "\"p_credit_wait_ns\": %.1f, \"np_credit_wait_ns\": %.1f, \"rq_stall_cycles\": %llu, \"fc_updates\": %llu, "
         "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
         "\"ports\": [",
         (unsigned long long)cyc_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
@@ -895,7 +898,7 @@ class Sim {
         (unsigned long long)s.rd_reqs, (unsigned long long)s.wr_reqs, (unsigned long long)s.irqs,
         (unsigned long long)s.bad_dma_rd, (unsigned long long)s.bad_dma_wr, s.up_busy_ps / 1000.0,
         s.down_busy_ps / 1000.0, s.p_wait_ps / 1000.0, s.np_wait_ps / 1000.0,
-        (unsigned long long)s.rq_stall_cycles, (unsigned long long)s.rtt_count,
+        (unsigned long long)s.rq_stall_cycles, (unsigned long long)s.fc_updates, (unsigned long long)s.rtt_count,
         s.rtt_count ? s.rtt_sum_ps / 1000.0 / double(s.rtt_count) : 0.0, s.rtt_min_ps / 1000.0, s.rtt_max_ps / 1000.0);
     std::string out(b, size_t(n));
     for (int p = 0; p < NP; p++) {

@@ -31,6 +31,11 @@ struct PcieCfg {
   int pd_credits = 1024;       // host's posted data credits (16 bytes each)
   int nph_credits = 64;        // host's non-posted header credits
   double credit_ret_ns = 100;  // time from a TLP's arrival at the host to its credits returning
+                               // (with fc_update_ns: to its credits being freed at the host)
+  double fc_update_ns = 0;     // > 0: freed credits go back in an UpdateFC DLLP sent when this
+                               // timer, started by the first credit freed since the last UpdateFC,
+                               // expires; the DLLP waits for the TLP on the downstream wire and
+                               // arrives prop_ns later (PCIe 3.0 3.6.2.2, the update latency)
   int up_buf_tlps = 8;         // TLPs the hard IP buffers from RQ/CC before backpressure
   double clk_ns = 4.0;         // user clock period (250 MHz)
 };
@@ -79,6 +84,7 @@ struct PcieStats {
   uint64_t rd_reqs = 0, wr_reqs = 0, irqs = 0;
   uint64_t bad_dma_wr = 0, bad_dma_rd = 0;
   int64_t up_busy_ps = 0, down_busy_ps = 0;
+  uint64_t fc_updates = 0;     // UpdateFC DLLPs sent (with fc_update_ns)
   int64_t p_wait_ps = 0;       // time the head of the upstream queue waited for posted credits
   int64_t np_wait_ps = 0;      // ... for non-posted credits
   uint64_t rq_stall_cycles = 0;  // cycles the RTL offered an RQ beat and tready was low (harness)
@@ -100,6 +106,7 @@ class PcieHost {
     prop_ps_ = int64_t(cfg.prop_ns * 1000);
     lat_ps_ = int64_t(cfg.rd_latency_ns * 1000);
     cret_ps_ = int64_t(cfg.credit_ret_ns * 1000);
+    fc_upd_ps_ = int64_t(cfg.fc_update_ns * 1000);
     if (cfg_.cpl_max == 0) cfg_.cpl_max = cfg.mps;
     ph_ = cfg.ph_credits;
     pd_ = cfg.pd_credits;
@@ -203,13 +210,31 @@ class PcieHost {
       st.up_bytes += c->wire_bytes;
       st.up_tlps++;
       c->arrive_ps = up_free_ + prop_ps_;
-      if (ph || nph) cret_.push_back({c->arrive_ps + cret_ps_, ph, pd, nph});
+      if (ph || nph) (fc_upd_ps_ ? freed_ : cret_).push_back({c->arrive_ps + cret_ps_, ph, pd, nph});
       up_flight_.push_back(c);
     }
     while (!up_flight_.empty() && up_flight_.front()->arrive_ps <= now) {
       Tlp* t = up_flight_.front();
       up_flight_.pop_front();
       host_receive(t);
+    }
+    // UpdateFC: the timer starts with the first credit freed after the last UpdateFC; when it
+    // expires, one DLLP returns everything freed by then
+    while (fc_upd_ps_ && !freed_.empty()) {
+      int64_t fire = freed_.front().t + fc_upd_ps_;
+      if (fire > now) break;
+      Cret u{0, 0, 0, 0};
+      while (!freed_.empty() && freed_.front().t <= fire) {
+        u.ph += freed_.front().ph;
+        u.pd += freed_.front().pd;
+        u.nph += freed_.front().nph;
+        freed_.pop_front();
+      }
+      // a DLLP goes between TLPs: after the one on the downstream wire, 8 bytes (PCIe 3.0 3.4)
+      int64_t start = down_free_ > fire ? down_free_ : fire;
+      u.t = start + int64_t(8 * ps_per_byte_) + prop_ps_;
+      st.fc_updates++;
+      cret_.push_back(u);
     }
   }
 
@@ -342,7 +367,7 @@ class PcieHost {
   uint8_t* mem_;
   uint64_t mem_base_, mem_size_;
   double ps_per_byte_;
-  int64_t prop_ps_, lat_ps_, cret_ps_;
+  int64_t prop_ps_, lat_ps_, cret_ps_, fc_upd_ps_;
   int64_t down_free_ = 0, up_free_ = 0;
   int64_t last_cret_ps_ = 0;     // time of the latest credit return applied
   int64_t blocked_since_ = -1;   // the upstream head has waited for credits since then (-1: not waiting)
@@ -350,7 +375,8 @@ class PcieHost {
   uint16_t cq_tag_ = 0;
   TlpPool pool_;
   std::deque<Tlp*> cq_pend_, cpl_pend_, down_flight_, cq_q_, rc_q_, up_pend_, up_flight_;
-  std::deque<Cret> cret_;
+  std::deque<Cret> cret_;       // credits on their way back to the device, in time order
+  std::deque<Cret> freed_;      // credits freed at the host, waiting for the UpdateFC timer
   int64_t rd_start_[256];
 };
 
