@@ -27,13 +27,17 @@ synth: setup
 demo: setup
 	$(PY) scripts/demo.py
 
-bench: bench-dma bench-nic
+bench: bench-dma bench-nic bench-nic-sim
 
 bench-dma: setup
 	$(PY) bench/pcie_dma/bench_dma.py
 
 bench-nic: setup
 	$(PY) bench/nic/bench_nic.py
+
+.PHONY: bench-nic-sim
+bench-nic-sim: setup
+	$(PY) bench/sim/bench_nic_sim.py
 
 test: setup regs-check lint
 	$(PY) -m pytest -n $(JOBS) -q tb sw scripts

@@ -13,12 +13,15 @@ through sim/client.py:
   cocotb bench measures it (RQ handshake -> first RC beat) is its 692 ns: request 24 B on the
   Gen3 x16 link 1.6 ns + 340 ns, completion 84 B 5.4 ns + 340 ns, + 4 ns = 691 ns, the RC beat at
   the next 4 ns clock edge (STATS rd_rtt_ns, printed, times the completion's arrival);
-  `--credit-return-ns 486`: in cocotbext-pcie the root port's flow-control credits (64 posted
-  headers, 1024 posted data, 64 non-posted headers, as beryl-sim's defaults) come back in an
-  UpdateFC DLLP sent when its update timer expires (146 ns: the PCIe maximum update latency at
-  x16 Gen3 for its 128-byte setting) and flying 340 ns back; beryl-sim returns each credit a fixed
-  time after the TLP arrived, so 146 + 340 (its default 100 ns would let the RX path at 64-128 B
-  run 15-30 points of line rate faster than the cocotb bench);
+  flow control as cocotbext-pcie's root port does it (64 posted headers, 1024 posted data, 64
+  non-posted headers, beryl-sim's defaults): credits freed when the host takes the TLP
+  (`--credit-return-ns 0`) and returned in an UpdateFC DLLP when the update timer, started by the
+  first credit freed since the last UpdateFC, expires (`--fc-update-ns 146.5`: cocotbext-pcie's
+  timer, the PCIe maximum update latency at x16 Gen3 for its 128-byte setting, 144.25 symbol
+  times), flying the 340 ns link delay back (probe_cocotb_nic.py measures that loop in cocotb);
+- link overhead: beryl-sim's default `--dllp-pct 2` (ACK/UpdateFC DLLPs and SKP ordered sets);
+  cocotbext-pcie puts its ACK and UpdateFC DLLPs on the wire (8 bytes each) and no SKP. No point
+  here is bound by the link's bandwidth (9018 B both ways: 87% of the downstream link);
 - MAC side: the port's TX drains into the simulator's line-rate TX pacing (a `--no-wire` port:
   frames counted and dropped), its RX is fed by the simulator's GEN generator at line rate;
 - driver: 8 TX queues of 512 descriptors, 1 RX queue of 4096, 9216-byte buffers (as
@@ -29,7 +32,9 @@ through sim/client.py:
   (frames delivered to host memory: the NIC's RX_PKTS counter) / (frames generated).
 
 Prints a table with both models' Gbps and % of line rate and the difference in percentage points
-(cocotb figures from docs/figures/nic.json, or --ref), writes build/bench/nic_sim.json.
+(cocotb figures from docs/figures/nic.json, or --ref) and writes the results (JSON, with each
+point's PCIe traffic, credit waits and read round trip) and a plot: docs/figures/nic_sim.{json,png}
+for the full default run, build/bench/nic_sim.* for any other (or --out).
 
   bench_nic_sim.py [--quick] [--sizes 64 1518] [--modes tx rx both] [--ref FILE] [--binary PATH]
 """
@@ -109,6 +114,13 @@ class Bench:
         s1 = c.stats()
         res = {"size": size, "mode": mode, "count": count, "sim_cycles": s1["cycles"] - s0["cycles"],
                "wall_s": round(s1["busy_wall_s"] - s0["busy_wall_s"], 3)}
+        # PCIe traffic of the point (link TLPs and busy time each way, DMA requests), for the analysis
+        pa, pb = s0["pcie"], s1["pcie"]
+        res["pcie"] = {k: round(pb[k] - pa[k], 1) for k in pb if isinstance(pb[k], (int, float))}
+        ra, rb = pa["rd_rtt_ns"], pb["rd_rtt_ns"]
+        if rb["count"] > ra["count"]:      # DMA read round trip (RQ acceptance -> first completion) of the point
+            res["pcie"]["rd_rtt_avg_ns"] = round((rb["avg"] * rb["count"] - ra["avg"] * ra["count"]) /
+                                                 (rb["count"] - ra["count"]), 1)
         if want_tx:
             res["tx_pps"] = self.rate(p["win_tx_frames"], p["win_tx_first_cycle"], p["win_tx_last_cycle"])
             res["tx_frames"] = p["win_tx_frames"]
@@ -138,7 +150,7 @@ def run(args):
     sock = os.path.join(tmp, "sim.sock")
     cmd = [binary, "--socket", sock, "--mem-mb", "160", "--gen", "3", "--width", "16", "--mps", str(args.mps),
            "--mrrs", str(args.mrrs), "--link-delay-ns", str(args.link_delay_ns), "--rd-latency-ns",
-           str(args.rd_latency_ns), "--credit-return-ns", str(args.credit_return_ns), "--line-gbps", str(args.line_gbps),
+           str(args.rd_latency_ns), "--credit-return-ns", str(args.credit_return_ns), "--fc-update-ns", str(args.fc_update_ns), "--line-gbps", str(args.line_gbps),
            "--no-wire"] + args.sim_arg
     log = open(os.path.join(tmp, "sim.log"), "w+")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
@@ -163,7 +175,7 @@ def run(args):
                 for mode in args.modes:
                     r = await b.point(size, mode, count, args.timeout)
                     print(f"  {size:5d} B {mode:4s}: " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                                                                 for k, v in r.items() if k not in ("size", "mode")),
+                                                                 for k, v in r.items() if k not in ("size", "mode", "pcie")),
                           flush=True)
                     rows.append(r)
             return rows, rtt_idle
@@ -179,10 +191,22 @@ def run(args):
     log.seek(0)
     return {"rows": rows, "wall_s": round(time.time() - t0, 1), "slots": args.slots, "mps": args.mps,
             "mrrs": args.mrrs, "link_delay_ns": args.link_delay_ns, "rd_latency_ns": args.rd_latency_ns,
-            "credit_return_ns": args.credit_return_ns,
+            "credit_return_ns": args.credit_return_ns, "fc_update_ns": args.fc_update_ns,
             "line_gbps": args.line_gbps, "quick": args.quick, "rd_rtt_ns_idle": rtt_idle,
             "rd_rtt_ns": st["pcie"]["rd_rtt_ns"], "sim_cmd": " ".join(cmd[1:]), "build": c.info["build"],
             "sim_log": log.read()[-2000:]}
+
+
+def git_describe():
+    """HEAD's short hash, with -dirty when the RTL, the simulator or this bench differ from it."""
+    try:
+        h = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+        d = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "rtl", "sim", "bench/sim"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        return h + ("-dirty" if d else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 def table(sim, ref, line_gbps):
@@ -192,10 +216,13 @@ def table(sim, ref, line_gbps):
     refrows = {(r["size"], r["mode"]): r for r in (ref or {}).get("rows", [])}
     rtt = sim["rd_rtt_ns"]
     lines = [f"NIC throughput, C++ host model (beryl-sim: Gen3 x16, MPS {sim['mps']}, MRRS {sim['mrrs']}, "
-             f"one-way link {sim['link_delay_ns']:g} ns, host read latency {sim['rd_latency_ns']:g} ns, credits back after "
-             f"{sim['credit_return_ns']:g} ns; shortest read "
+             f"one-way link {sim['link_delay_ns']:g} ns, host read latency {sim['rd_latency_ns']:g} ns, " +
+             (f"credits freed {sim['credit_return_ns']:g} ns after arrival and returned by UpdateFC after a "
+              f"{sim['fc_update_ns']:g} ns timer" if sim.get("fc_update_ns") else
+              f"credits back {sim['credit_return_ns']:g} ns after arrival") +
+             f"; shortest read "
              f"round trip {rtt['min']:.0f} ns) vs cocotbext-pcie (bench_nic, docs/figures/nic.json); "
-             f"{line_gbps:g}G line rate, 8 TX queues, 1 RX queue",
+             f"{line_gbps:g}G line rate, 8 TX queues, 1 RX queue; commit {sim.get('commit', '?')}",
              "",
              "| frame B | mode | TX Gbps sim | TX Gbps cocotb | TX % sim | TX % cocotb | TX diff pp "
              "| RX Gbps sim | RX Gbps cocotb | RX % sim | RX % cocotb | RX diff pp | RX drops sim/cocotb |",
@@ -239,20 +266,27 @@ def plot(sim, ref, path, line_gbps):
         return 100 * r[key] * (r["size"] + 20) * 8 / (line_gbps * 1e9)
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharey=True)
     for ax, mode in zip(axes, ("tx", "rx", "both")):
-        for src, rows, style in (("C++ host", sim["rows"], "-"), ("cocotbext-pcie", (ref or {}).get("rows", []), "--")):
-            for key, mark in (("tx_pps", "o"), ("rx_pps", "s")):
+        # the two models lie on top of each other: filled small markers for beryl-sim, large hollow
+        # ones for cocotbext-pcie, one colour per direction
+        for src, rows, style, ms, fill in (("beryl-sim", sim["rows"], "-", 4, None),
+                                           ("cocotbext-pcie", (ref or {}).get("rows", []), "--", 10, "none")):
+            for key, mark, color in (("tx_pps", "o", "C0"), ("rx_pps", "s", "C3")):
                 pts = [r for r in rows if r["mode"] == mode and key in r]
                 if pts:
-                    ax.plot([r["size"] for r in pts], [pct(r, key) for r in pts], mark + style,
-                            label=f"{key[:2].upper()} {src}")
+                    kw = {"markerfacecolor": fill} if fill else {}
+                    ax.plot([r["size"] for r in pts], [pct(r, key) for r in pts], mark + style, color=color,
+                            markersize=ms, label=f"{key[:2].upper()} {src}", **kw)
         ax.set_title(mode)
         ax.set_xscale("log", base=2)
+        sizes = sorted({r["size"] for r in sim["rows"]})
+        ax.set_xticks(sizes, [str(x) for x in sizes], fontsize=7)
+        ax.minorticks_off()
         ax.set_xlabel("frame size, bytes (with FCS)")
         ax.set_ylim(0, 105)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     axes[0].set_ylabel(f"% of {line_gbps:g}G line rate")
-    fig.suptitle("Beryl NIC throughput: beryl-sim C++ host model vs cocotbext-pcie")
+    fig.suptitle(f"Beryl NIC throughput: beryl-sim C++ host model vs cocotbext-pcie (commit {sim.get('commit', '?')})")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
@@ -268,9 +302,13 @@ def main():
     ap.add_argument("--rd-latency-ns", type=float, default=4,
                     help=f"host memory read latency (default 4: a 64-byte read's round trip is then {RTT_TARGET_NS} ns, "
                     "as bench_nic measures it)")
-    ap.add_argument("--credit-return-ns", type=float, default=486,
-                    help="host flow-control credits come back this long after a TLP arrived (default 486: "
-                    "cocotbext-pcie's 146 ns UpdateFC timer + the 340 ns flight back)")
+    ap.add_argument("--credit-return-ns", type=float, default=0,
+                    help="host frees a TLP's flow-control credits this long after it arrived (default 0: "
+                    "cocotbext-pcie's root complex frees them when it takes the TLP)")
+    ap.add_argument("--fc-update-ns", type=float, default=146.5,
+                    help="UpdateFC timer: freed credits go back in one DLLP when it expires, then fly the link "
+                    "delay (default 146.5: cocotbext-pcie's, the PCIe maximum update latency for x16 Gen3 at "
+                    "its 128-byte setting, 144.25 symbol times; 0: fixed --credit-return-ns instead)")
     ap.add_argument("--sim-arg", action="append", default=[], help="more beryl-sim options (repeat)")
     ap.add_argument("--line-gbps", type=float, default=100)
     ap.add_argument("--slots", type=int, default=64, help="TX_SLOTS = RX_SLOTS of the build")
@@ -278,16 +316,21 @@ def main():
     ap.add_argument("--ref", default=str(ROOT / "docs" / "figures" / "nic.json"), help="cocotb bench results")
     ap.add_argument("--timeout", type=float, default=600, help="wall seconds per point")
     ap.add_argument("--replot", action="store_true", help="print the last results again, no simulation")
+    ap.add_argument("--out", help="results JSON (the PNG goes beside it); default docs/figures/nic_sim.json for the "
+                    "full default run, build/bench/nic_sim.json otherwise")
     args = ap.parse_args()
     if args.sizes is None:
         args.sizes = QUICK_SIZES if args.quick else SIZES
-    out = ROOT / "build" / "bench" / "nic_sim.json"
+    # the full default run is the published figure; a partial or quick run must not replace it
+    full = not args.quick and args.sizes == SIZES and args.modes == ["tx", "rx", "both"] and not args.sim_arg
+    out = Path(args.out) if args.out else ROOT / ("docs/figures" if full else "build/bench") / "nic_sim.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.replot:
         sim = json.loads(out.read_text())
     else:
         print("running beryl-sim (one interface, --no-wire) ...", flush=True)
         sim = run(args)
+        sim["commit"] = git_describe()
     try:
         ref = json.loads(Path(args.ref).read_text())
     except FileNotFoundError:
