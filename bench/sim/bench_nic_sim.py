@@ -198,11 +198,13 @@ def run(args):
 
 
 def git_describe():
-    """HEAD's short hash, with -dirty when the RTL, the simulator or this bench differ from it."""
+    """HEAD's short hash, with -dirty when the RTL sources, the simulator, the driver model or this bench
+    differ from it."""
     try:
         h = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                            check=True).stdout.strip()
-        d = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "rtl", "sim", "bench/sim"],
+        d = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", ":(glob)rtl/**/*.sv",
+                            ":(glob)rtl/**/*.svh", ":(glob)rtl/**/*.f", "sim", "bench/sim", "tb/model"],
                            capture_output=True, text=True, check=True).stdout.strip()
         return h + ("-dirty" if d else "")
     except (OSError, subprocess.CalledProcessError):
