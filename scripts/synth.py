@@ -36,7 +36,7 @@ TOPS = {
     "beryl_ptp_clock": ("rtl/ptp/beryl_ptp_clock.f", {"FNS_W": 32, "PERIOD_NS": 4}),
     "beryl_ptp_perout": ("rtl/ptp/beryl_ptp_perout.f", {"PFNS_W": 32}),
     "beryl_eth_mac_100g_tx": ("rtl/eth/beryl_eth_mac_100g_tx.f", {"DIC_EN": 1}),
-    "beryl_eth_mac_100g_rx": ("rtl/eth/beryl_eth_mac_100g_rx.f", {"MAX_FRAME_LEN": 9216, "BUF_DEPTH": 4}),
+    "beryl_eth_mac_100g_rx": ("rtl/eth/beryl_eth_mac_100g_rx.f", {"MAX_FRAME_LEN": 9216}),
     "beryl_nic_rx_parse": ("rtl/nic/beryl_nic_rx_parse.f", {"DATA_W": 512}),
     "beryl_nic_rss_toeplitz": ("rtl/nic/beryl_nic_rss_toeplitz.f", {}),
     "beryl_nic_rss_indir": ("rtl/nic/beryl_nic_rss_indir.f", {"TABLE_DEPTH": 128, "QUEUE_W": 12}),
