@@ -28,6 +28,7 @@
 #include "verilated.h"
 #include "eth.hpp"
 #include "pcie_host.hpp"
+#include "usp_if.hpp"
 
 using namespace beryl;
 
@@ -84,34 +85,6 @@ static double wall_now() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return double(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
-
-// ----------------------------------------------------------------------------- bit helpers
-// Verilator packs ports up to 64 bits in integers and wider ones in VlWide word arrays.
-template <std::size_t N> static inline uint32_t* words(VlWide<N>& w) { return w.data(); }
-template <std::size_t N> static inline uint64_t get64(const VlWide<N>& w, int i) {
-  return uint64_t(w[2 * i]) | uint64_t(w[2 * i + 1]) << 32;
-}
-static inline uint64_t get64(const uint64_t& q, int) { return q; }
-template <std::size_t N> static inline void set64(VlWide<N>& w, int i, uint64_t v) {
-  w[2 * i] = uint32_t(v);
-  w[2 * i + 1] = uint32_t(v >> 32);
-}
-static inline void set64(uint64_t& q, int, uint64_t v) { q = v; }
-template <std::size_t N> static inline void set_bits(VlWide<N>& w, int lsb, int n, uint32_t v) {
-  for (int i = 0; i < n; i++) {
-    int b = lsb + i;
-    if (v >> i & 1) w[b / 32] |= 1u << (b % 32);
-    else w[b / 32] &= ~(1u << (b % 32));
-  }
-}
-template <std::size_t N> static inline uint32_t get_bits(const VlWide<N>& w, int lsb, int n) {
-  uint32_t v = 0;
-  for (int i = 0; i < n; i++) v |= (w[(lsb + i) / 32] >> ((lsb + i) % 32) & 1u) << i;
-  return v;
-}
-template <std::size_t N> static inline void clear(VlWide<N>& w) {
-  for (std::size_t i = 0; i < N; i++) w[i] = 0;
 }
 
 // ----------------------------------------------------------------------------- options
@@ -232,7 +205,6 @@ static Opts parse(int argc, char** argv) {
   return o;
 }
 
-static int log2i(int v) { int n = 0; while ((1 << n) < v) n++; return n; }
 
 // ----------------------------------------------------------------------------- the simulator
 class Sim {
@@ -245,6 +217,7 @@ class Sim {
     host_->on_log = [](const char* m) { logf("%s", m); };
     setup_ports();
     top_.reset(new Vberyl_nic_us_top(&ctx_));
+    usp_.reset(new UspIf<Vberyl_nic_us_top, P_RC_STRADDLE != 0>(*host_, top_.get()));
     credit_per_cycle_ = o.line_gbps * 1e9 / 8 * o.pcie.clk_ns * 1e-9;
     clk_ps_ = int64_t(o.pcie.clk_ns * 1000);
   }
@@ -258,17 +231,7 @@ class Sim {
 
   void reset_and_configure() {
     auto* t = top_.get();
-    // configuration pins: what the root complex's enumeration would have set
-    t->cfg_max_payload = uint8_t(log2i(o_.pcie.mps) - 7);
-    t->cfg_max_read_req = uint8_t(log2i(o_.pcie.mrrs) - 7);
-    t->cfg_function_status = 0x0006;   // memory space enable, bus master enable (PF0)
-    t->cfg_rcb_status = o_.pcie.rcb == 128 ? 1 : 0;
-    t->cfg_interrupt_msix_enable = 1;
-    t->cfg_interrupt_msix_mask = 0;
-    t->cfg_negotiated_width = o_.pcie.width == 16 ? 4 : 3;
-    t->cfg_current_speed = uint8_t(o_.pcie.gen >= 4 ? 3 : 2);
-    t->m_axis_cc_tready = 1;
-    t->m_axis_rq_tready = 1;
+    usp_->configure();   // configuration pins: what the root complex's enumeration would have set
     t->rst = 1;
     for (int i = 0; i < 16; i++) cycle();
     t->rst = 0;
@@ -467,8 +430,7 @@ class Sim {
     auto* t = top_.get();
     int64_t now = now_ps();
     host_->step(now);
-    stage_cq();
-    stage_rc();
+    usp_->drive();
     for (int p = 0; p < NP; p++) stage_rx(p);
     // TX pacing: a beat is taken while the port has credit for it
     uint32_t txr = 0;
@@ -479,225 +441,31 @@ class Sim {
       if (port.tx_credit > 0) txr |= 1u << p;
     }
     t->m_axis_tx_tready = txr;
-    bool rq_ready = !host_->up_full();
-    t->m_axis_rq_tready = rq_ready;
-    t->m_axis_cc_tready = !host_->up_full();
-    // configuration management: answer a Device Control read the cycle after it is asked
-    bool done = t->cfg_mgmt_read && !cfg_done_;
-    cfg_done_ = done;
-    t->cfg_mgmt_read_write_done = done;
-    t->cfg_mgmt_read_data = uint32_t(log2i(o_.pcie.mps) - 7) << 5 | 1u << 8 |
-                            uint32_t(log2i(o_.pcie.mrrs) - 7) << 12;
 
     t->clk = 0;
     t->eval();
 
     // handshakes (pre-edge values)
-    bool cq_fire = t->s_axis_cq_tvalid && t->s_axis_cq_tready;
-    bool rc_fire = t->s_axis_rc_tvalid && t->s_axis_rc_tready;
     uint32_t rx_fire = uint32_t(t->s_axis_rx_tvalid) & uint32_t(t->s_axis_rx_tready);
-    bool any_out = false;
-    if (t->m_axis_rq_tvalid && rq_ready) { take_rq(now); any_out = true; }
-    if (t->m_axis_rq_tvalid && !rq_ready) host_->st.rq_stall_cycles++;
-    if (t->m_axis_cc_tvalid && t->m_axis_cc_tready) { take_cc(now); any_out = true; }
+    bool any_out = usp_->sample(now);
     uint32_t tx_fire = uint32_t(t->m_axis_tx_tvalid) & txr;
     if (tx_fire) { take_tx(tx_fire); any_out = true; }
 
     t->clk = 1;
     t->eval();
 
-    if (cq_fire) commit_cq();
-    if (rc_fire) commit_rc();
+    usp_->commit();
     if (rx_fire) commit_rx(rx_fire);
     gen_pace(rx_fire);
-    if (any_out || cq_fire || rc_fire || rx_fire) last_busy_ = cyc_;
+    if (any_out || rx_fire) last_busy_ = cyc_;
     cyc_++;
   }
 
   bool active() {
-    if (host_->busy() || cq_staged_ || rc_staged_) return true;
+    if (host_->busy() || usp_->staged()) return true;
     for (auto& p : ports_)
       if (!p.rx_q.empty() || p.rx_busy || p.gen_left || !p.tx_cur.data.empty()) return true;
     return cyc_ - last_busy_ < o_.grace;
-  }
-
-  // --------------------------------------------------------------------------- CQ (host requests)
-  void stage_cq() {
-    if (cq_staged_) return;
-    auto& q = host_->cq_q();
-    auto* t = top_.get();
-    if (q.empty()) { t->s_axis_cq_tvalid = 0; return; }
-    Tlp* r = q.front();
-    uint32_t* d = words(t->s_axis_cq_tdata);
-    for (int i = 0; i < 16; i++) d[i] = 0;
-    // PG213 completer request descriptor: DW0 {addr[31:2], at}, DW1 addr[63:32],
-    // DW2 {req id, req type[14:11], dword count[10:0]}, DW3 {attr, tc, bar aperture[24:19], bar id[18:16], tag}
-    d[0] = uint32_t(r->addr) & ~3u;
-    d[1] = uint32_t(r->addr >> 32);
-    d[2] = (r->kind == T_MWR ? 1u : 0u) << 11 | r->ndw;
-    d[3] = 18u << 19 | (r->tag & 0xFF);
-    if (r->kind == T_MWR) d[4] = r->data[0];
-    t->s_axis_cq_tkeep = r->kind == T_MWR ? 0x1F : 0xF;
-    t->s_axis_cq_tlast = 1;
-    clear(t->s_axis_cq_tuser);
-    set_bits(t->s_axis_cq_tuser, 0, 4, r->fbe);
-    set_bits(t->s_axis_cq_tuser, 8, 4, r->lbe);
-    set_bits(t->s_axis_cq_tuser, 80, 1, 1);                          // is_sop[0]
-    set_bits(t->s_axis_cq_tuser, 86, 1, 1);                          // is_eop[0]
-    set_bits(t->s_axis_cq_tuser, 88, 4, r->kind == T_MWR ? 4 : 3);   // is_eop0_ptr
-    t->s_axis_cq_tvalid = 1;
-    cq_staged_ = true;
-  }
-  void commit_cq() {
-    auto& q = host_->cq_q();
-    host_->release(q.front());
-    q.pop_front();
-    cq_staged_ = false;
-    top_->s_axis_cq_tvalid = 0;
-  }
-
-  // --------------------------------------------------------------------------- CC (our completions)
-  void take_cc(int64_t now) {
-    auto* t = top_.get();
-    const uint32_t* d = words(t->m_axis_cc_tdata);
-    if (!cc_in_pkt_) {
-      Tlp* c = host_->new_up();
-      c->kind = T_CPL;
-      c->from_cc = true;
-      c->ndw = d[1] & 0x7FF;
-      c->status = uint8_t(d[1] >> 11 & 7);
-      c->tag = uint16_t(d[2] & 0xFF);
-      c->data[0] = c->ndw ? d[3] : 0xFFFFFFFFu;
-      c->wire_bytes = 12 + c->ndw * 4 + o_.pcie.tlp_overhead;
-      cc_cur_ = c;
-    }
-    cc_in_pkt_ = !t->m_axis_cc_tlast;
-    if (!cc_in_pkt_) { host_->push_up(cc_cur_, now); cc_cur_ = nullptr; }
-  }
-
-  // --------------------------------------------------------------------------- RQ (our requests)
-  // Beats are delimited by the tuser sop/eop fields, which the shim drives with or without straddle.
-  void rq_start(const uint32_t* d, int at, int last, uint8_t fbe, uint8_t lbe) {
-    Tlp* r = host_->new_up();
-    r->from_cc = false;
-    r->addr = (uint64_t(d[at + 1]) << 32 | d[at]) & ~3ull;
-    r->ndw = d[at + 2] & 0x7FF;
-    uint32_t type = d[at + 2] >> 11 & 0xF;
-    r->kind = type == 1 ? T_MWR : T_MRD;
-    r->tag = uint16_t(d[at + 3] & 0xFF);
-    r->fbe = fbe;
-    r->lbe = lbe;
-    r->wire_bytes = (r->addr >> 32 ? 16 : 12) + (r->kind == T_MWR ? r->ndw * 4 : 0) + o_.pcie.tlp_overhead;
-    rq_cur_ = r;
-    rq_got_ = 0;
-    rq_copy(d, at + 4, last);
-  }
-  void rq_copy(const uint32_t* d, int from, int last) {
-    Tlp* r = rq_cur_;
-    if (r->kind != T_MWR) return;
-    for (int i = from; i <= last && rq_got_ < r->ndw; i++) r->data[rq_got_++] = d[i];
-  }
-  void take_rq(int64_t now) {
-    auto* t = top_.get();
-    const uint32_t* d = words(t->m_axis_rq_tdata);
-    auto& u = t->m_axis_rq_tuser;
-    uint32_t is_sop = get_bits(u, 20, 2), sop0 = get_bits(u, 22, 2);
-    uint32_t is_eop = get_bits(u, 26, 2), eop0 = get_bits(u, 28, 4), eop1 = get_bits(u, 32, 4);
-    uint8_t fbe = uint8_t(get_bits(u, 0, 4)), lbe = uint8_t(get_bits(u, 8, 4));
-    int k = 0;  // next eop slot
-    uint32_t eptr[2] = {eop0, eop1};
-    if (rq_cur_) {
-      bool ends = is_eop >> k & 1;
-      int last = ends ? int(eptr[k]) : 15;
-      rq_copy(d, 0, last);
-      if (ends) { host_->push_up(rq_cur_, now); rq_cur_ = nullptr; k++; }
-    }
-    if (is_sop & 1) {
-      int at = int(sop0) * 4;
-      bool ends = is_eop >> k & 1;
-      int last = ends ? int(eptr[k]) : 15;
-      rq_start(d, at, last, fbe, lbe);
-      if (ends) { host_->push_up(rq_cur_, now); rq_cur_ = nullptr; }
-    }
-  }
-
-  // --------------------------------------------------------------------------- RC (completions to us)
-  // Beat builder: a TLP continuing from the last beat at dword 0, then (2-TLP straddle) new TLPs
-  // at dword 0 or 8. Nothing changes until the beat is taken.
-  void stage_rc() {
-    if (rc_staged_) return;
-    auto& q = host_->rc_q();
-    auto* t = top_.get();
-    if (q.empty()) { t->s_axis_rc_tvalid = 0; return; }
-    uint32_t* d = words(t->s_axis_rc_tdata);
-    uint32_t keep = 0, sop = 0, eop = 0, sop_ptr[2] = {0, 0}, eop_ptr[2] = {0, 0};
-    int nsop = 0, neop = 0;
-    int pos = 0;
-    size_t qi = 0;
-    uint32_t off = rc_off_;       // dwords of q[qi] already sent (descriptor included)
-    rc_commit_n_ = 0;
-    bool cont = false;            // a TLP continues into the next beat
-    while (qi < q.size() && pos < 16) {
-      Tlp* c = q[qi];
-      uint32_t len = 3 + c->ndw;
-      if (off == 0) {             // a new TLP may start here
-        if (nsop == 2 || neop == 2) break;
-        if (pos > 8 || (pos > 0 && !P_RC_STRADDLE)) break;
-        if (pos > 0) pos = 8;
-        sop |= 1u << nsop;
-        sop_ptr[nsop++] = uint32_t(pos / 4);
-      }
-      uint32_t n = len - off;
-      if (n > uint32_t(16 - pos)) n = uint32_t(16 - pos);
-      for (uint32_t i = 0; i < n; i++) {
-        uint32_t w = off + i;
-        d[pos + int(i)] = w < 3 ? rc_desc(c, int(w)) : c->data[w - 3];
-        keep |= 1u << (pos + int(i));
-      }
-      pos += int(n);
-      off += n;
-      if (off == len) {
-        eop |= 1u << neop;
-        eop_ptr[neop++] = uint32_t(pos - 1);
-        qi++;
-        rc_commit_n_ = int(qi);
-        off = 0;
-        if (!P_RC_STRADDLE) break;
-      } else {
-        cont = true;
-        break;
-      }
-    }
-    rc_commit_off_ = off;
-    for (int i = pos; i < 16; i++) d[i] = 0;
-    t->s_axis_rc_tkeep = uint16_t(keep);
-    t->s_axis_rc_tlast = !cont;
-    clear(t->s_axis_rc_tuser);
-    auto& u = t->s_axis_rc_tuser;
-    set_bits(u, 64, 2, sop);
-    set_bits(u, 68, 2, sop_ptr[0]);
-    set_bits(u, 70, 2, sop_ptr[1]);
-    set_bits(u, 76, 2, eop);
-    set_bits(u, 80, 4, eop_ptr[0]);
-    set_bits(u, 84, 4, eop_ptr[1]);
-    t->s_axis_rc_tvalid = 1;
-    rc_staged_ = true;
-  }
-  static uint32_t rc_desc(const Tlp* c, int w) {
-    // PG213 requester completion descriptor
-    if (w == 0) return uint32_t(c->last_cpl) << 30 | uint32_t(c->byte_count & 0x1FFF) << 16 | (c->lower_addr & 0xFFF);
-    if (w == 1) return uint32_t(c->status & 7) << 11 | (c->ndw & 0x7FF);
-    return c->tag & 0xFFu;
-  }
-  void commit_rc() {
-    auto& q = host_->rc_q();
-    for (int i = 0; i < rc_commit_n_; i++) {
-      host_->release(q.front());
-      q.pop_front();
-    }
-    rc_off_ = rc_commit_off_;
-    rc_staged_ = false;
-    top_->s_axis_rc_tvalid = 0;
   }
 
   // --------------------------------------------------------------------------- Ethernet
@@ -1071,6 +839,7 @@ class Sim {
   VerilatedContext ctx_;
   std::unique_ptr<Vberyl_nic_us_top> top_;
   std::unique_ptr<PcieHost> host_;
+  std::unique_ptr<UspIf<Vberyl_nic_us_top, P_RC_STRADDLE != 0>> usp_;   // after top_ and host_: destroyed first
   uint8_t* mem_ = nullptr;
   uint64_t mem_size_ = 0;
   std::string shm_path_;
@@ -1080,13 +849,6 @@ class Sim {
   int64_t clk_ps_ = 4000;
   uint64_t cyc_ = 0, last_busy_ = 0, cycles_at_ready_ = 0, busy_cycles_ = 0, irq_dropped_ = 0;
   double wall_start_ = 0, busy_wall_ = 0;
-  bool cq_staged_ = false, rc_staged_ = false, cfg_done_ = false;
-  uint32_t rc_off_ = 0, rc_commit_off_ = 0;
-  int rc_commit_n_ = 0;
-  bool cc_in_pkt_ = false;
-  Tlp* cc_cur_ = nullptr;
-  Tlp* rq_cur_ = nullptr;
-  uint32_t rq_got_ = 0;
   int listen_fd_ = -1, client_fd_ = -1;
   std::deque<Reply> replies_;
   std::vector<uint8_t> inbuf_;
