@@ -35,9 +35,12 @@ bench-dma: setup
 bench-nic: setup
 	$(PY) bench/nic/bench_nic.py
 
-.PHONY: bench-nic-sim
+.PHONY: bench-nic-sim bench-dma-sim
 bench-nic-sim: setup
 	$(PY) bench/sim/bench_nic_sim.py
+
+bench-dma-sim: setup
+	$(PY) bench/sim/bench_dma_sim.py
 
 test: setup regs-check lint
 	$(PY) -m pytest -n $(JOBS) -q tb sw scripts
