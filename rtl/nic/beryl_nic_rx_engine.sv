@@ -556,18 +556,35 @@ module beryl_nic_rx_engine #(
 
   assign ram_wr_cmd_ready = '1;
 
-  always_ff @(posedge clk) begin
-    for (int c = 0; c < 4; c++) begin
-      for (int b = 0; b < 12; b++) begin
-        if (ram_wr_cmd_valid[0] && ram_wr_cmd_be[c * 16 + b]) begin
-          dmem0[ram_wr_cmd_addr[DROW_W-1:0]][c*96 + b*8 +: 8] <= ram_wr_cmd_data[(c * 16 + b) * 8 +: 8];
-        end
-        if (ram_wr_cmd_valid[1] && ram_wr_cmd_be[SEG_BE_W + c * 16 + b]) begin
-          dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]][c*96 + b*8 +: 8]
-            <= ram_wr_cmd_data[SEG_DATA_W + (c * 16 + b) * 8 +: 8];
+  // A write stores the whole addressed row with the enabled bytes merged in: the same block RAM
+  // (Yosys turns the merge back into byte write enables), but Verilator keeps one pending write per
+  // segment instead of one per byte lane, which it cleared and tested every cycle.
+  logic [4*96-1:0] wr_row0, wr_row1;
+  always_comb begin
+    wr_row0 = dmem0[ram_wr_cmd_addr[DROW_W-1:0]];
+    wr_row1 = dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]];
+    // only used with their write valids: the tests let Verilator skip the lanes on idle cycles
+    if (ram_wr_cmd_valid[0]) begin
+      for (int c = 0; c < 4; c++) begin
+        for (int b = 0; b < 12; b++) begin
+          if (ram_wr_cmd_be[c * 16 + b]) wr_row0[c*96 + b*8 +: 8] = ram_wr_cmd_data[(c * 16 + b) * 8 +: 8];
         end
       end
     end
+    if (ram_wr_cmd_valid[1]) begin
+      for (int c = 0; c < 4; c++) begin
+        for (int b = 0; b < 12; b++) begin
+          if (ram_wr_cmd_be[SEG_BE_W + c * 16 + b]) begin
+            wr_row1[c*96 + b*8 +: 8] = ram_wr_cmd_data[SEG_DATA_W + (c * 16 + b) * 8 +: 8];
+          end
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (ram_wr_cmd_valid[0]) dmem0[ram_wr_cmd_addr[DROW_W-1:0]] <= wr_row0;
+    if (ram_wr_cmd_valid[1]) dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]] <= wr_row1;
   end
 
   // ---- assignment stage: the frame at asgp_q takes its queue's next descriptor, in frame order

@@ -165,7 +165,7 @@ module beryl_nic_tx_engine #(
   logic [PKT_SLOTS-1:0]  p_closed_q;                // all descriptors seen, not yet streamed
   logic [PKT_SLOTS-1:0]  p_bad_q;
   logic [PKT_SLOTS-1:0]  p_err_q;
-  logic [PEND_W-1:0]     p_pend_q  [PKT_SLOTS];
+  logic [PKT_SLOTS*PEND_W-1:0] p_pend_q;           // data DMAs in flight, per slot
   logic [31:0]           p_acc_q   [PKT_SLOTS];     // ones'-complement sum, unfolded
   logic [SLOT_W-1:0]     p_alloc_q, p_tx_q, p_free_q;
   logic [SLOT_W:0]       p_used_q;
@@ -545,7 +545,7 @@ module beryl_nic_tx_engine #(
   logic              s1_valid_q;
   logic [SLEN_W-1:0] v_lastb;
 
-  assign s_start  = !s_act_q && p_closed_q[p_tx_q] && p_pend_q[p_tx_q] == '0;
+  assign s_start  = !s_act_q && p_closed_q[p_tx_q] && p_pend_q[p_tx_q*PEND_W +: PEND_W] == '0;
   assign s_issue  = (s_act_q || s_start) && (32'(f_cnt_q) + 32'(s1_valid_q) < FIFO_DEPTH);
   assign fold1    = 17'(p_acc_q[p_tx_q][31:16]) + 17'(p_acc_q[p_tx_q][15:0]);
   assign fold2    = fold1[15:0] + 16'(fold1[16]);
@@ -669,55 +669,61 @@ module beryl_nic_tx_engine #(
   end
 
   // ------------------------------------------------------------------ packet slot state
-  logic [22:0] acc_add [PKT_SLOTS];
-  always_comb begin
-    for (int i = 0; i < PKT_SLOTS; i++) begin
-      acc_add[i] = 23'((pr_wr_valid[0] && tap_slot[0] == SLOT_W'(i)) ? tap_sum[0] : '0)
-                 + 23'((pr_wr_valid[1] && tap_slot[1] == SLOT_W'(i)) ? tap_sum[1] : '0);
-    end
-  end
-
+  // Each event writes the slot it names (no loop over the slots: Verilator would keep and test a
+  // pending-write flag per slot and per array every cycle). Statement order is the priority: a
+  // later write to the same slot wins (allocation clears the sum a tap adds in the same cycle).
   always_ff @(posedge clk) begin
-    for (int i = 0; i < PKT_SLOTS; i++) begin
-      p_acc_q[i] <= p_acc_q[i] + 32'(acc_add[i]);
-      p_pend_q[i] <= p_pend_q[i] + PEND_W'(w_dma && w_go && w_slot == SLOT_W'(i))
-                     - PEND_W'(st_data && st_slot == SLOT_W'(i));
-      if (st_data && st_err && st_slot == SLOT_W'(i)) p_err_q[i] <= 1'b1;
-      if (w_alloc && w_slot == SLOT_W'(i)) begin
-        p_acc_q[i]      <= '0;
-        p_err_q[i]      <= 1'b0;
-        p_qidx_q[i]     <= b_qidx_q[proc_q];
-        p_index_q[i]    <= b_ptr_q[proc_q] + 16'(w_di_q);
-        p_cq_q[i]       <= b_cq_q[proc_q];
-        p_port_q[i]     <= b_aux_q[proc_q];
-        p_cs_start_q[i] <= d.csum_start;
+    // checksum taps; both segments may write one slot
+    if (pr_wr_valid[0]) begin
+      p_acc_q[tap_slot[0]] <= p_acc_q[tap_slot[0]] + 32'(23'(tap_sum[0])
+                              + 23'((pr_wr_valid[1] && tap_slot[1] == tap_slot[0]) ? tap_sum[1] : '0));
+    end
+    if (pr_wr_valid[1] && !(pr_wr_valid[0] && tap_slot[0] == tap_slot[1])) begin
+      p_acc_q[tap_slot[1]] <= p_acc_q[tap_slot[1]] + 32'(tap_sum[1]);
+    end
+    // data DMAs in flight: one issued, one finished (the same slot: unchanged)
+    if (w_dma && w_go) begin
+      p_pend_q[w_slot*PEND_W +: PEND_W] <= p_pend_q[w_slot*PEND_W +: PEND_W] + PEND_W'(1)
+                                           - PEND_W'(st_data && st_slot == w_slot);
+    end
+    if (st_data && !(w_dma && w_go && w_slot == st_slot)) begin
+      p_pend_q[st_slot*PEND_W +: PEND_W] <= p_pend_q[st_slot*PEND_W +: PEND_W] - PEND_W'(1);
+    end
+    if (st_data && st_err) p_err_q[st_slot] <= 1'b1;
+    if (w_alloc) begin
+      p_acc_q[w_slot]      <= '0;
+      p_err_q[w_slot]      <= 1'b0;
+      p_qidx_q[w_slot]     <= b_qidx_q[proc_q];
+      p_index_q[w_slot]    <= b_ptr_q[proc_q] + 16'(w_di_q);
+      p_cq_q[w_slot]       <= b_cq_q[proc_q];
+      p_port_q[w_slot]     <= b_aux_q[proc_q];
+      p_cs_start_q[w_slot] <= d.csum_start;
+    end
+    if (w_close) begin
+      p_closed_q[w_slot] <= 1'b1;
+      p_len_q[w_slot]    <= SLEN_W'(w_sum);
+      p_bad_q[w_slot]    <= w_bad_now || w_cs_bad;
+      p_cs_en_q[w_slot]  <= w_cs_en;
+      p_cs_pos_q[w_slot] <= w_cs_end - 9'd2;
+    end
+    // an open packet cut short: by a refused continuation (bad) or a failed fetch (DMA error)
+    if (w_open_q) begin
+      if (w_st_q == W_CONTWAIT && rsp_fire && !rsp_ok) begin
+        p_closed_q[w_slot_q] <= 1'b1;
+        p_bad_q[w_slot_q]    <= 1'b1;
+        p_len_q[w_slot_q]    <= w_len_q;
       end
-      if (w_close && w_slot == SLOT_W'(i)) begin
-        p_closed_q[i] <= 1'b1;
-        p_len_q[i]    <= SLEN_W'(w_sum);
-        p_bad_q[i]    <= w_bad_now || w_cs_bad;
-        p_cs_en_q[i]  <= w_cs_en;
-        p_cs_pos_q[i] <= w_cs_end - 9'd2;
+      if (w_st_q == W_IDLE && b_state_q[proc_q] == B_ERR) begin
+        p_closed_q[w_slot_q] <= 1'b1;
+        p_bad_q[w_slot_q]    <= w_bad_q;
+        p_err_q[w_slot_q]    <= 1'b1;
+        p_len_q[w_slot_q]    <= w_len_q;
       end
-      // an open packet cut short: by a refused continuation (bad) or a failed fetch (DMA error)
-      if (w_open_q && w_slot_q == SLOT_W'(i)) begin
-        if (w_st_q == W_CONTWAIT && rsp_fire && !rsp_ok) begin
-          p_closed_q[i] <= 1'b1;
-          p_bad_q[i]    <= 1'b1;
-          p_len_q[i]    <= w_len_q;
-        end
-        if (w_st_q == W_IDLE && b_state_q[proc_q] == B_ERR) begin
-          p_closed_q[i] <= 1'b1;
-          p_bad_q[i]    <= w_bad_q;
-          p_err_q[i]    <= 1'b1;
-          p_len_q[i]    <= w_len_q;
-        end
-      end
-      if (s_issue && s_start && p_tx_q == SLOT_W'(i)) p_closed_q[i] <= 1'b0;
-      if (rst) begin
-        p_closed_q[i] <= 1'b0;
-        p_pend_q[i]   <= '0;
-      end
+    end
+    if (s_issue && s_start) p_closed_q[p_tx_q] <= 1'b0;
+    if (rst) begin
+      p_closed_q <= '0;
+      p_pend_q   <= '0;
     end
     if (w_alloc) p_alloc_q <= p_alloc_q + 1'b1;
     if (s_cpl_push) p_free_q <= p_free_q + 1'b1;

@@ -46,14 +46,22 @@ module beryl_dma_psdp_ram #(
     assign ram_rd_cmd_ready[s] = !ram_rd_resp_valid[s] || ram_rd_resp_ready[s];
     assign rd_en = ram_rd_cmd_valid[s] && ram_rd_cmd_ready[s];
 
-    // the valid test outside the byte loop changes nothing in hardware, but lets Verilator skip
-    // the 64-lane loop on idle cycles (about half the C++ simulator's time was spent there)
-    always_ff @(posedge clk) begin
+    // A write stores the whole addressed row with the enabled bytes merged in. Yosys turns the
+    // merge back into byte write enables (the same block RAM); Verilator then keeps one pending
+    // write per segment instead of one per byte lane, which it cleared and tested every cycle.
+    logic [SEG_DATA_W-1:0] wr_row;
+    always_comb begin
+      wr_row = mem[wr_addr];
+      // only used with its write valid: the test lets Verilator skip the 64 lanes on idle cycles
       if (ram_wr_cmd_valid[s]) begin
         for (int b = 0; b < SEG_BE_W; b++) begin
-          if (ram_wr_cmd_be[s*SEG_BE_W + b]) mem[wr_addr][b*8 +: 8] <= ram_wr_cmd_data[s*SEG_DATA_W + b*8 +: 8];
+          if (ram_wr_cmd_be[s*SEG_BE_W + b]) wr_row[b*8 +: 8] = ram_wr_cmd_data[s*SEG_DATA_W + b*8 +: 8];
         end
       end
+    end
+
+    always_ff @(posedge clk) begin
+      if (ram_wr_cmd_valid[s]) mem[wr_addr] <= wr_row;
     end
 
     always_ff @(posedge clk) begin
