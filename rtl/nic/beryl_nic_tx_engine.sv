@@ -449,30 +449,31 @@ module beryl_nic_tx_engine #(
     end
   end
 
-  // batch slot state
+  // batch slot state, written at the slot each event names (no loop over the slots: Verilator
+  // keeps and tests a pending-write flag per slot and array); a later write to one slot wins
   always_ff @(posedge clk) begin
-    for (int b = 0; b < BATCH_SLOTS; b++) begin
-      if (b_alloc && b_wr_q == BS_W'(b)) begin
-        b_state_q[b] <= B_FETCH;
-        b_qidx_q[b]  <= op_qidx_q;
-        b_sport_q[b] <= cmd_port_q;
-        b_ptr_q[b]   <= op_rsp_ptr;
-        b_cnt_q[b]   <= op_rsp_count;
-        b_cq_q[b]    <= op_rsp_target[15:0];
-        b_aux_q[b]   <= op_rsp_aux;
-        b_empty_q[b] <= op_rsp_empty;
+    if (b_alloc) begin
+      b_state_q[b_wr_q] <= B_FETCH;
+      b_qidx_q[b_wr_q]  <= op_qidx_q;
+      b_sport_q[b_wr_q] <= cmd_port_q;
+      b_ptr_q[b_wr_q]   <= op_rsp_ptr;
+      b_cnt_q[b_wr_q]   <= op_rsp_count;
+      b_cq_q[b_wr_q]    <= op_rsp_target[15:0];
+      b_aux_q[b_wr_q]   <= op_rsp_aux;
+      b_empty_q[b_wr_q] <= op_rsp_empty;
+    end
+    if (rsp_fire && op_who_q) begin
+      b_empty_q[proc_q] <= rsp_ok ? op_rsp_empty : op_rsp_status == beryl_nic_pkg::QM_EMPTY;
+      if (rsp_ok) begin
+        b_state_q[proc_q] <= B_FETCH;
+        b_ptr_q[proc_q]   <= op_rsp_ptr;
+        b_cnt_q[proc_q]   <= op_rsp_count;
       end
-      if (rsp_fire && op_who_q && proc_q == BS_W'(b)) begin
-        b_empty_q[b] <= rsp_ok ? op_rsp_empty : op_rsp_status == beryl_nic_pkg::QM_EMPTY;
-        if (rsp_ok) begin
-          b_state_q[b] <= B_FETCH;
-          b_ptr_q[b]   <= op_rsp_ptr;
-          b_cnt_q[b]   <= op_rsp_count;
-        end
-      end
-      if (st_desc && st_b == BS_W'(b)) b_state_q[b] <= st_err ? B_ERR : B_READY;
-      if (b_retire && proc_q == BS_W'(b)) b_state_q[b] <= B_FREE;
-      if (rst) b_state_q[b] <= B_FREE;
+    end
+    if (st_desc) b_state_q[st_b] <= st_err ? B_ERR : B_READY;
+    if (b_retire) b_state_q[proc_q] <= B_FREE;
+    if (rst) begin
+      for (int b = 0; b < BATCH_SLOTS; b++) b_state_q[b] <= B_FREE;
     end
   end
 
