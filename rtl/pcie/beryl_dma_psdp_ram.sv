@@ -51,9 +51,11 @@ module beryl_dma_psdp_ram #(
     // write per segment instead of one per byte lane, which it cleared and tested every cycle.
     logic [SEG_DATA_W-1:0] wr_row;
     always_comb begin
-      wr_row = mem[wr_addr];
-      // only used with its write valid: the test lets Verilator skip the 64 lanes on idle cycles
+      // only used with its write valid: the test lets Verilator skip the row read and the 64 lanes
+      // on idle cycles
+      wr_row = '0;
       if (ram_wr_cmd_valid[s]) begin
+        wr_row = mem[wr_addr];
         for (int b = 0; b < SEG_BE_W; b++) begin
           if (ram_wr_cmd_be[s*SEG_BE_W + b]) wr_row[b*8 +: 8] = ram_wr_cmd_data[s*SEG_DATA_W + b*8 +: 8];
         end
