@@ -154,6 +154,7 @@ module beryl_nic_if #(
   logic [$clog2(RSS_TABLE_SIZE)-1:0] rss_tbl_wr_addr;
   logic [PORT_COUNT-1:0] port_tx_enable;
   logic [PORT_COUNT*32-1:0] port_tx_pkts, port_tx_bytes, port_rx_pkts, port_rx_bytes;
+  logic [PORT_COUNT*32-1:0] port_tx_drops, port_rx_drops;
   logic [21*32-1:0] counters;
 
   beryl_nic_if_regs #(
@@ -227,6 +228,8 @@ module beryl_nic_if #(
     .port_tx_bytes     (port_tx_bytes),
     .port_rx_pkts      (port_rx_pkts),
     .port_rx_bytes     (port_rx_bytes),
+    .port_tx_drops     (port_tx_drops),
+    .port_rx_drops     (port_rx_drops),
     .counters          (counters)
   );
 
@@ -518,7 +521,8 @@ module beryl_nic_if #(
     .bad_desc_count       (tx_bad_desc_count),
     .dma_err_count        (tx_dma_err_count),
     .port_pkt_count       (port_tx_pkts),
-    .port_byte_count      (port_tx_bytes)
+    .port_byte_count      (port_tx_bytes),
+    .port_drop_count      (port_tx_drops)
   );
   assign c_rd_ram_addr[0 +: RAM_ADDR_W] = {2'd0, tx_rd_ram_addr};
 
@@ -612,7 +616,8 @@ module beryl_nic_if #(
     .drop_mac_err_count   (rx_counts[7*32 +: 32]),
     .dma_err_count        (rx_counts[8*32 +: 32]),
     .port_pkt_count       (port_rx_pkts),
-    .port_byte_count      (port_rx_bytes)
+    .port_byte_count      (port_rx_bytes),
+    .port_drop_count      (port_rx_drops)
   );
   assign c_rd_ram_addr[RAM_ADDR_W +: RAM_ADDR_W] = {2'd1, rx_rd_ram_addr};
   assign c_wr_ram_addr[0 +: RAM_ADDR_W]          = {2'd0, rx_wr_ram_addr};

@@ -91,6 +91,8 @@ module beryl_nic_if_regs #(
   input  wire logic [PORT_COUNT*32-1:0] port_tx_bytes,
   input  wire logic [PORT_COUNT*32-1:0] port_rx_pkts,
   input  wire logic [PORT_COUNT*32-1:0] port_rx_bytes,
+  input  wire logic [PORT_COUNT*32-1:0] port_tx_drops,
+  input  wire logic [PORT_COUNT*32-1:0] port_rx_drops,
 
   // interface counters, word i = register NIC_IF_TX_PKTS + 4i
   input  wire logic [CNT_COUNT*32-1:0]  counters
@@ -172,6 +174,8 @@ module beryl_nic_if_regs #(
   localparam int O_PORT_TXB  = beryl_regs_pkg::NIC_IF_PORT_TX_BYTES_OFFSET;
   localparam int O_PORT_RXP  = beryl_regs_pkg::NIC_IF_PORT_RX_PKTS_OFFSET;
   localparam int O_PORT_RXB  = beryl_regs_pkg::NIC_IF_PORT_RX_BYTES_OFFSET;
+  localparam int O_PORT_TXD  = beryl_regs_pkg::NIC_IF_PORT_TX_DROPS_OFFSET;
+  localparam int O_PORT_RXD  = beryl_regs_pkg::NIC_IF_PORT_RX_DROPS_OFFSET;
 
   function automatic logic [31:0] param_word(input logic [31:0] o);
     unique case (o)
@@ -222,6 +226,8 @@ module beryl_nic_if_regs #(
     if (off == O_PORT_TXB)  direct_rd = port_ok ? port_tx_bytes[32*psel +: 32] : 32'h0;
     if (off == O_PORT_RXP)  direct_rd = port_ok ? port_rx_pkts[32*psel +: 32] : 32'h0;
     if (off == O_PORT_RXB)  direct_rd = port_ok ? port_rx_bytes[32*psel +: 32] : 32'h0;
+    if (off == O_PORT_TXD)  direct_rd = port_ok ? port_tx_drops[32*psel +: 32] : 32'h0;
+    if (off == O_PORT_RXD)  direct_rd = port_ok ? port_rx_drops[32*psel +: 32] : 32'h0;
   end
 
   // ------------------------------------------------------------------ access sequencer

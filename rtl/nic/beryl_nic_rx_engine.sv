@@ -122,7 +122,8 @@ module beryl_nic_rx_engine #(
   output logic [31:0]                          drop_mac_err_count,
   output logic [31:0]                          dma_err_count,
   output logic [PORT_COUNT*32-1:0]             port_pkt_count,
-  output logic [PORT_COUNT*32-1:0]             port_byte_count
+  output logic [PORT_COUNT*32-1:0]             port_byte_count,
+  output logic [PORT_COUNT*32-1:0]             port_drop_count   // frames of the port not delivered, any reason
 );
 
   localparam int SLOT_W   = SLOTS > 1 ? $clog2(SLOTS) : 1;   // slot / ring index width
@@ -1057,6 +1058,23 @@ module beryl_nic_rx_engine #(
       cpl_valid_q <= 1'b0;
       stat_valid  <= 1'b0;
     end
+  end
+
+  // per-port drops: a frame can leave at three points in one cycle (no slot at the input, MAC error or
+  // oversize at the join, no descriptor / disabled / too long / DMA error at the end), each of another port
+  logic [1:0] port_drop_inc [PORT_COUNT];
+  always_comb begin
+    for (int p = 0; p < PORT_COUNT; p++) begin
+      port_drop_inc[p] = 2'(in_acc && in_drop && !in_frame_q && 32'(sel) == p)
+                       + 2'(join_fire && (j_err || j_over) && 32'(rec_port[rec_rp_q[3:0]]) == p)
+                       + 2'(dn_fire && !(dn_ok && dn_cpl_status == beryl_nic_pkg::CPL_OK) && 32'(e_port[dn_i]) == p);
+    end
+  end
+  always_ff @(posedge clk) begin
+    for (int p = 0; p < PORT_COUNT; p++) begin
+      port_drop_count[p*32 +: 32] <= port_drop_count[p*32 +: 32] + 32'(port_drop_inc[p]);
+    end
+    if (rst) port_drop_count <= '0;
   end
 
   // counters

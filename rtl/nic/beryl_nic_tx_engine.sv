@@ -101,7 +101,8 @@ module beryl_nic_tx_engine #(
   output logic [31:0]                           bad_desc_count,
   output logic [31:0]                           dma_err_count,
   output logic [PORT_COUNT*32-1:0]              port_pkt_count,
-  output logic [PORT_COUNT*32-1:0]              port_byte_count
+  output logic [PORT_COUNT*32-1:0]              port_byte_count,
+  output logic [PORT_COUNT*32-1:0]              port_drop_count   // packets of the port's queues not sent
 );
 
   localparam int SLOT_W      = $clog2(PKT_SLOTS);
@@ -783,6 +784,7 @@ module beryl_nic_tx_engine #(
 
   logic [31:0] port_pkt_q  [PORT_COUNT];
   logic [31:0] port_byte_q [PORT_COUNT];
+  logic [31:0] port_drop_q [PORT_COUNT];
   logic        c_ok;
   assign c_ok = c_status == beryl_nic_pkg::CPL_OK;
 
@@ -811,9 +813,11 @@ module beryl_nic_tx_engine #(
         port_pkt_q[p]  <= port_pkt_q[p] + 1'b1;
         port_byte_q[p] <= port_byte_q[p] + 32'(c_len);
       end
+      if (c_push && !c_ok && 32'(c_port) == p) port_drop_q[p] <= port_drop_q[p] + 1'b1;
       if (rst) begin
         port_pkt_q[p]  <= '0;
         port_byte_q[p] <= '0;
+        port_drop_q[p] <= '0;
       end
     end
     if (rst) begin
@@ -831,6 +835,7 @@ module beryl_nic_tx_engine #(
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_cnt
     assign port_pkt_count[p*32 +: 32]  = port_pkt_q[p];
     assign port_byte_count[p*32 +: 32] = port_byte_q[p];
+    assign port_drop_count[p*32 +: 32] = port_drop_q[p];
   end
 
   // inputs the engine does not need: MODE 1 fields, the response's queue (responses are in order),

@@ -146,9 +146,9 @@ package beryl_regs_pkg;
   localparam int unsigned MSIX_MSG_SENT_COUNT_OFFSET = 28;              // RO Messages sent
   localparam int unsigned MSIX_MSG_DEFERRED_COUNT_OFFSET = 32;          // RO Messages deferred
   localparam logic [31:0] NIC_IF_BLOCK_TYPE = 32'h42520020;             // NIC interface block (in the APP window)
-  localparam logic [31:0] NIC_IF_BLOCK_VERSION = 32'h00010000;          // register interface version, 8.8.16
+  localparam logic [31:0] NIC_IF_BLOCK_VERSION = 32'h00020000;          // register interface version, 8.8.16
   localparam int unsigned NIC_IF_BLOCK_ADDR_W = 9;                      // window of one instance is 2**ADDR_W bytes
-  localparam int unsigned NIC_IF_REG_COUNT = 85;                        // 32-bit words from +0x0 to the last register
+  localparam int unsigned NIC_IF_REG_COUNT = 87;                        // 32-bit words from +0x0 to the last register
   localparam int unsigned NIC_IF_TYPE_OFFSET = 0;                       // RO Block type
   localparam int unsigned NIC_IF_VERSION_OFFSET = 4;                    // RO Block version
   localparam int unsigned NIC_IF_NEXT_OFFSET = 8;                       // RO Next block
@@ -346,6 +346,8 @@ package beryl_regs_pkg;
   localparam int unsigned NIC_IF_DB_BAD_OFFSET = 328;                   // RO Bad doorbells
   localparam int unsigned NIC_IF_IRQ_COUNT_OFFSET = 332;                // RO Interrupts
   localparam int unsigned NIC_IF_IRQ_MERGED_OFFSET = 336;               // RO Interrupts merged
+  localparam int unsigned NIC_IF_PORT_TX_DROPS_OFFSET = 340;            // RO Port TX drops
+  localparam int unsigned NIC_IF_PORT_RX_DROPS_OFFSET = 344;            // RO Port RX drops
 
   /* verilator lint_on UNUSEDPARAM */
 endpackage

@@ -140,9 +140,9 @@
 #define BERYL_MSIX_MSG_SENT_COUNT_OFFSET 28u                    /* RO Messages sent */
 #define BERYL_MSIX_MSG_DEFERRED_COUNT_OFFSET 32u                /* RO Messages deferred */
 #define BERYL_NIC_IF_BLOCK_TYPE 0x42520020u                     /* NIC interface block (in the APP window) */
-#define BERYL_NIC_IF_BLOCK_VERSION 0x00010000u                  /* register interface version, 8.8.16 */
+#define BERYL_NIC_IF_BLOCK_VERSION 0x00020000u                  /* register interface version, 8.8.16 */
 #define BERYL_NIC_IF_BLOCK_ADDR_W 9u                            /* window of one instance is 2**ADDR_W bytes */
-#define BERYL_NIC_IF_REG_COUNT 85u                              /* 32-bit words from +0x0 to the last register */
+#define BERYL_NIC_IF_REG_COUNT 87u                              /* 32-bit words from +0x0 to the last register */
 #define BERYL_NIC_IF_TYPE_OFFSET 0u                             /* RO Block type */
 #define BERYL_NIC_IF_VERSION_OFFSET 4u                          /* RO Block version */
 #define BERYL_NIC_IF_NEXT_OFFSET 8u                             /* RO Next block */
@@ -340,5 +340,7 @@
 #define BERYL_NIC_IF_DB_BAD_OFFSET 328u                         /* RO Bad doorbells */
 #define BERYL_NIC_IF_IRQ_COUNT_OFFSET 332u                      /* RO Interrupts */
 #define BERYL_NIC_IF_IRQ_MERGED_OFFSET 336u                     /* RO Interrupts merged */
+#define BERYL_NIC_IF_PORT_TX_DROPS_OFFSET 340u                  /* RO Port TX drops */
+#define BERYL_NIC_IF_PORT_RX_DROPS_OFFSET 344u                  /* RO Port RX drops */
 
 #endif /* BERYL_REGS_H */

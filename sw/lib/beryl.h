@@ -259,6 +259,8 @@ unsigned beryl_if_counter_count(void);
 
 struct beryl_port_stats {
 	uint32_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	uint32_t tx_drops;      /* packets of the port's queues not sent (bad descriptor, DMA error) */
+	uint32_t rx_drops;      /* frames received on the port and not delivered, any reason */
 	bool tx_enable;
 };
 int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stats *out);

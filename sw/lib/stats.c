@@ -60,9 +60,11 @@ int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stat
 {
 	static const uint32_t regs[] = {
 		BERYL_NIC_IF_PORT_CTRL_OFFSET, BERYL_NIC_IF_PORT_TX_PKTS_OFFSET, BERYL_NIC_IF_PORT_TX_BYTES_OFFSET,
-		BERYL_NIC_IF_PORT_RX_PKTS_OFFSET, BERYL_NIC_IF_PORT_RX_BYTES_OFFSET,
+		BERYL_NIC_IF_PORT_RX_PKTS_OFFSET, BERYL_NIC_IF_PORT_RX_BYTES_OFFSET, BERYL_NIC_IF_PORT_TX_DROPS_OFFSET,
+		BERYL_NIC_IF_PORT_RX_DROPS_OFFSET,
 	};
-	struct beryl_access a[6];
+	enum { NREG = sizeof(regs) / sizeof(regs[0]) };
+	struct beryl_access a[NREG + 1];
 	int err;
 
 	if (port >= nif->p.port_count)
@@ -70,9 +72,9 @@ int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stat
 				  nif->p.port_count);
 	a[0] = (struct beryl_access){ .off = nif->base + BERYL_NIC_IF_PORT_SEL_OFFSET,
 				      .val = port << BERYL_NIC_IF_PORT_SEL_PORT_LSB, .write = true };
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < NREG; i++)
 		a[i + 1] = (struct beryl_access){ .off = nif->base + regs[i] };
-	err = beryl_access_batch(nif->dev, a, 6);
+	err = beryl_access_batch(nif->dev, a, NREG + 1);
 	if (err)
 		return err;
 	s->tx_enable = a[1].val & BERYL_NIC_IF_PORT_CTRL_TX_ENABLE_MASK;
@@ -80,5 +82,7 @@ int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stat
 	s->tx_bytes = a[3].val;
 	s->rx_pkts = a[4].val;
 	s->rx_bytes = a[5].val;
+	s->tx_drops = a[6].val;
+	s->rx_drops = a[7].val;
 	return 0;
 }

@@ -27,7 +27,7 @@ struct fif {
 	uint32_t rss_ctrl, rss_default, rss_idx, key[10];
 	uint16_t table[4096];
 	unsigned port_sel;
-	uint32_t port_ctrl[8], port_cnt[8][4];
+	uint32_t port_ctrl[8], port_cnt[8][4], port_drop[8][2];   /* drops: TX, RX */
 };
 
 struct fake_dev {
@@ -171,10 +171,12 @@ static void rx_frame(struct fake_dev *d, unsigned ifi, unsigned port, const uint
 	q = &f->q[BERYL_RXQ][qi];
 	if (qi >= d->c.rxq || !(q->ctrl & BERYL_NIC_IF_Q_CTRL_ENABLE_MASK)) {
 		CNT(f, BERYL_NIC_IF_RX_DROP_DISABLED_OFFSET)++;
+		f->port_drop[port][1]++;
 		return;
 	}
 	if (q->prod == q->cons) {
 		CNT(f, BERYL_NIC_IF_RX_DROP_NO_DESC_OFFSET)++;
+		f->port_drop[port][1]++;
 		q->drops++;
 		return;
 	}
@@ -188,9 +190,11 @@ static void rx_frame(struct fake_dev *d, unsigned ifi, unsigned port, const uint
 	if (!buf) {
 		e[5] = BERYL_CPL_DMA_ERR;
 		CNT(f, BERYL_NIC_IF_RX_DMA_ERR_OFFSET)++;
+		f->port_drop[port][1]++;
 	} else if (len > blen) {
 		e[5] = BERYL_CPL_TOO_LONG;
 		CNT(f, BERYL_NIC_IF_RX_DROP_TOO_LONG_OFFSET)++;
+		f->port_drop[port][1]++;
 		q->drops++;
 	} else {
 		memcpy(buf, fr, len);
@@ -253,6 +257,7 @@ static void tx_run(struct fake_dev *d, unsigned ifi, unsigned qi)
 		if (bad) {
 			e[5] = BERYL_CPL_BAD_DESC;
 			CNT(f, BERYL_NIC_IF_TX_DROP_BAD_DESC_OFFSET)++;
+			f->port_drop[port][0]++;
 			q->drops++;
 			cpl_write(d, f, BERYL_CQ, q->target, e);
 			continue;
@@ -362,6 +367,8 @@ static uint32_t if_read(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_
 		return CNT(f, reg);
 	if (reg >= BERYL_NIC_IF_PORT_TX_PKTS_OFFSET && reg <= BERYL_NIC_IF_PORT_RX_BYTES_OFFSET)
 		return f->port_cnt[f->port_sel][(reg - BERYL_NIC_IF_PORT_TX_PKTS_OFFSET) / 4];
+	if (reg == BERYL_NIC_IF_PORT_TX_DROPS_OFFSET || reg == BERYL_NIC_IF_PORT_RX_DROPS_OFFSET)
+		return f->port_drop[f->port_sel][reg == BERYL_NIC_IF_PORT_RX_DROPS_OFFSET];
 	switch (reg) {
 	case BERYL_NIC_IF_Q_SEL_OFFSET:
 		return f->qsel_type << BERYL_NIC_IF_Q_SEL_TYPE_LSB | f->qsel_idx;

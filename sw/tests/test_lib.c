@@ -307,6 +307,18 @@ static void test_loopback(void)
 	      (unsigned long long)qst.packets);
 	CHECK(beryl_queue_stats(a, BERYL_CQ, 0, &qst) == -EINVAL, "no cq stats");
 	CHECK(!beryl_port_stats(b, 0, &ps) && ps.rx_pkts == 42 && ps.tx_enable, "port rx %u", ps.rx_pkts);
+	{
+		/* one port: its RX drops are the interface's RX drops by reason, summed */
+		struct beryl_counter cb[32];
+		int nb = beryl_if_counters(b, cb, 32);
+		uint32_t rxd = 0;
+
+		for (int i = 0; i < nb; i++)
+			if (!strncmp(cb[i].name, "rx_drop", 7) || !strcmp(cb[i].name, "rx_dma_err"))
+				rxd += cb[i].value;
+		CHECK(ps.tx_drops == 0 && ps.rx_drops == rxd, "port drops %u/%u, interface rx drops %u",
+		      ps.tx_drops, ps.rx_drops, rxd);
+	}
 	CHECK(beryl_port_stats(b, 1, &ps) == -ERANGE, "port 1 of 1");
 	CHECK(!beryl_queue_read(a, BERYL_TXQ, 0, &qs) && qs.enable && qs.log_size == 4 && qs.prod == qs.cons,
 	      "txq state");

@@ -299,11 +299,13 @@ static int cmd_stats(struct beryl_dev *dev, const struct opts *o)
 				return fail(err, "stats");
 			if (o->json)
 				printf("%s{\"port\": %u, \"tx_enable\": %s, \"tx_pkts\": %u, \"tx_bytes\": %u, "
-				       "\"rx_pkts\": %u, \"rx_bytes\": %u}", port ? ", " : "", port,
-				       ps.tx_enable ? "true" : "false", ps.tx_pkts, ps.tx_bytes, ps.rx_pkts, ps.rx_bytes);
+				       "\"tx_drops\": %u, \"rx_pkts\": %u, \"rx_bytes\": %u, \"rx_drops\": %u}",
+				       port ? ", " : "", port, ps.tx_enable ? "true" : "false", ps.tx_pkts, ps.tx_bytes,
+				       ps.tx_drops, ps.rx_pkts, ps.rx_bytes, ps.rx_drops);
 			else
-				printf("  port %u: tx %u pkts %u bytes, rx %u pkts %u bytes%s\n", port, ps.tx_pkts,
-				       ps.tx_bytes, ps.rx_pkts, ps.rx_bytes, ps.tx_enable ? "" : " (tx disabled)");
+				printf("  port %u: tx %u pkts %u bytes %u drops, rx %u pkts %u bytes %u drops%s\n", port,
+				       ps.tx_pkts, ps.tx_bytes, ps.tx_drops, ps.rx_pkts, ps.rx_bytes, ps.rx_drops,
+				       ps.tx_enable ? "" : " (tx disabled)");
 		}
 		if (o->json)
 			printf("], \"queues\": [");

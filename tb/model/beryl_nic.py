@@ -33,8 +33,9 @@ FIELD = {"base_lo": "Q_BASE_LO", "base_hi": "Q_BASE_HI", "ctrl": "Q_CTRL", "targ
 PARAMS = ("IF_INDEX", "IF_COUNT", "PORT_COUNT", "TXQ_COUNT", "RXQ_COUNT", "CQ_COUNT", "EQ_COUNT",
           "TX_SLOTS", "RX_SLOTS", "MAX_FRAME", "RSS_TABLE_SIZE", "DESC_BATCH", "CPL_BATCH",
           "MAX_DESC_PER_PKT", "FEATURES")
+# the interface counters by reason: the registers TX_PKTS .. IRQ_MERGED (per-port ones follow them)
 COUNTERS = [n for n, b in R.BLOCKS["nic_if"]["regs"].items()
-            if b["offset"] >= R.NIC_IF_TX_PKTS_OFFSET]
+            if R.NIC_IF_TX_PKTS_OFFSET <= b["offset"] <= R.NIC_IF_IRQ_MERGED_OFFSET]
 
 
 class NicError(Exception):
@@ -351,7 +352,8 @@ class NicInterface:
 
     async def port_counters(self, port):
         await self.wr("PORT_SEL", port)
-        return {n: await self.rd(f"PORT_{n.upper()}") for n in ("tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes")}
+        return {n: await self.rd(f"PORT_{n.upper()}")
+                for n in ("tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes", "tx_drops", "rx_drops")}
 
 
 class NicDevice:

@@ -141,9 +141,9 @@ MSIX_TEST_IRQ_VECTOR_MASK = 0x0000ffff
 MSIX_MSG_SENT_COUNT_OFFSET = 28                         # RO Messages sent
 MSIX_MSG_DEFERRED_COUNT_OFFSET = 32                     # RO Messages deferred
 NIC_IF_BLOCK_TYPE = 0x42520020                          # NIC interface block (in the APP window)
-NIC_IF_BLOCK_VERSION = 0x00010000                       # register interface version, 8.8.16
+NIC_IF_BLOCK_VERSION = 0x00020000                       # register interface version, 8.8.16
 NIC_IF_BLOCK_ADDR_W = 9                                 # window of one instance is 2**ADDR_W bytes
-NIC_IF_REG_COUNT = 85                                   # 32-bit words from +0x0 to the last register
+NIC_IF_REG_COUNT = 87                                   # 32-bit words from +0x0 to the last register
 NIC_IF_TYPE_OFFSET = 0                                  # RO Block type
 NIC_IF_VERSION_OFFSET = 4                               # RO Block version
 NIC_IF_NEXT_OFFSET = 8                                  # RO Next block
@@ -341,6 +341,8 @@ NIC_IF_CPL_DMA_ERR_OFFSET = 324                         # RO Completion DMA erro
 NIC_IF_DB_BAD_OFFSET = 328                              # RO Bad doorbells
 NIC_IF_IRQ_COUNT_OFFSET = 332                           # RO Interrupts
 NIC_IF_IRQ_MERGED_OFFSET = 336                          # RO Interrupts merged
+NIC_IF_PORT_TX_DROPS_OFFSET = 340                       # RO Port TX drops
+NIC_IF_PORT_RX_DROPS_OFFSET = 344                       # RO Port RX drops
 
 BLOCKS = {
     'id': {
@@ -424,14 +426,14 @@ BLOCKS = {
         'name': 'NIC_IF',
         'title': 'NIC interface',
         'type': 0x42520020,
-        'version': 0x00010000,
+        'version': 0x00020000,
         'base': 0x00020000,
         'next': 0x00000000,
         'window': 0x00000200,
         'app': True,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520020, 'fields': {'ID': (0, 32)}},
-            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00010000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
+            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00020000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
             'NEXT': {'offset': 0x08, 'access': 'RO', 'reset': 0x00000000, 'fields': {'OFFSET': (0, 32)}},
             'IF_INDEX': {'offset': 0x0c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'IF_COUNT': {'offset': 0x10, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
@@ -509,6 +511,8 @@ BLOCKS = {
             'DB_BAD': {'offset': 0x148, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'IRQ_COUNT': {'offset': 0x14c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'IRQ_MERGED': {'offset': 0x150, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_TX_DROPS': {'offset': 0x154, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_RX_DROPS': {'offset': 0x158, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
 }

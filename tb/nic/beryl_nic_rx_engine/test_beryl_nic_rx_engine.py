@@ -474,26 +474,31 @@ class Ref:
         self.cnt = dict(pkt=0, bytes=0, no_desc=0, disabled=0, too_long=0, oversize=0, mac=0, dma=0)
         self.port_pkt = [0] * tb.ports
         self.port_bytes = [0] * tb.ports
+        self.port_drop = [0] * tb.ports     # frames of the port not delivered, any reason but no slot
 
     def frame(self, frame, bad, port):
         tb, c = self.tb, self.cnt
         ln = len(frame)
         if bad:
             c["mac"] += 1
+            self.port_drop[port] += 1
             return
         if ln > tb.slot_bytes:
             c["oversize"] += 1
+            self.port_drop[port] += 1
             return
         h, ht = ref_hash(frame, self.key, self.en)
         qi = self.table[h % tb.depth] if (self.rss_enable and ht != HASH_NONE) else self.default_queue
         self.take_unused()
         if qi >= NQ or not self.q[qi]["enable"]:
             c["disabled"] += 1
+            self.port_drop[port] += 1
             self.stats.append((qi, 1, None))
             return
         q = self.q[qi]
         if q["prod"] == q["cons"]:
             c["no_desc"] += 1
+            self.port_drop[port] += 1
             self.stats.append((qi, 1, None))
             return
         ptr = q["cons"]
@@ -518,6 +523,8 @@ class Ref:
             self.port_pkt[port] += 1
             self.port_bytes[port] += ln
             self.deliver.append((baddr, frame))
+        if exp["status"] != CPL_OK:
+            self.port_drop[port] += 1
         self.cpls.append((q["target"], exp))
         self.gi += 1
         self.stats.append((qi, int(exp["status"] != CPL_OK), ln if exp["status"] == CPL_OK else None))
@@ -559,6 +566,13 @@ def check(tb, ref):
     for p in range(tb.ports):
         assert (pp >> (32 * p)) & 0xFFFFFFFF == ref.port_pkt[p], f"port {p} packets"
         assert (pb >> (32 * p)) & 0xFFFFFFFF == ref.port_bytes[p], f"port {p} bytes"
+    # per-port drops: the reference's by port, plus the frames dropped for want of a slot (the
+    # reference does not model ingress timing: those are checked in total)
+    pd = [(int(d.port_drop_count.value) >> (32 * p)) & 0xFFFFFFFF for p in range(tb.ports)]
+    no_slot = int(d.drop_no_slot_count.value)
+    assert sum(pd) == sum(ref.port_drop) + no_slot, f"port drops {pd}, reference {ref.port_drop} + {no_slot} no slot"
+    if not no_slot:
+        assert pd == ref.port_drop, f"port drops {pd}, reference {ref.port_drop}"
 
 
 async def setup(dut, seed, mode, rss_enable=True, default_queue=1, en=0x3F, qrange=(0, 8), key=None):

@@ -457,6 +457,8 @@ class Bench:
             pp = [c for c in ok if c["port"] == p]
             assert (int(d.port_pkt_count.value) >> (32 * p)) & 0xFFFFFFFF == len(pp)
             assert (int(d.port_byte_count.value) >> (32 * p)) & 0xFFFFFFFF == sum(c["len"] for c in pp)
+            bad = [c for c in self.cpls if c["status"] != CPL_OK and c["port"] == p]
+            assert (int(d.port_drop_count.value) >> (32 * p)) & 0xFFFFFFFF == len(bad), f"port {p} drops"
 
 
 def lens_fast(rng):
