@@ -169,6 +169,12 @@ def parse(words, allow_gaps=False):
     return [(f["data"], bool(f["err"]), f["tag"]) for f in p.frames]
 
 
+def drive(dut, w):
+    """Put seg word `w` (a dict as pack() makes) on a DUT's s_seg_* inputs."""
+    for k in ("data", "ena", "sop", "eop", "mty", "err", "tag"):
+        getattr(dut, "s_seg_" + k).value = w[k]
+
+
 def _self_check():
     rng = random.Random(1)
     for _ in range(200):
@@ -198,3 +204,4 @@ def _self_check():
 if __name__ == "__main__":
     _self_check()
     print("segtb self check ok")
+

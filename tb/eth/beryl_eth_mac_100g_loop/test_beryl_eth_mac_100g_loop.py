@@ -98,13 +98,7 @@ class TB:
             if cur is None:
                 d.s_seg_ena.value = 0
                 continue
-            d.s_seg_data.value = cur["data"]
-            d.s_seg_ena.value = cur["ena"]
-            d.s_seg_sop.value = cur["sop"]
-            d.s_seg_eop.value = cur["eop"]
-            d.s_seg_mty.value = cur["mty"]
-            d.s_seg_err.value = cur["err"]
-            d.s_seg_tag.value = cur["tag"]
+            segtb.drive(d, cur)
             took = bool(int(d.s_seg_ready.value))    # ready from flops only: valid for the coming edge
             self.stalls += not took
 
