@@ -101,9 +101,9 @@ async def run_point(dut, tb, nif, size, mode, count):
     return res
 
 
-@cocotb.test()
-async def bench(dut):
-    cfg = json.loads(os.environ["BENCH_CFG"])
+async def open_nic(dut, cfg):
+    """Generator idle, root complex up with the point's MPS/MRRS and link delay, interface 0 opened
+    with the bench's queues (also used by bench/sim/cocotb_probe_nic.py). Returns (tb, nif)."""
     dut.gen_start.value = 0
     dut.gen_len.value = 64
     dut.gen_count.value = 0
@@ -113,6 +113,13 @@ async def bench(dut):
     dev = await N.NicDevice.open(tb.read32, tb.write32, tb.alloc_host)
     nif = dev.interfaces[0]
     await nif.start(txq_count=TXQ, rxq_count=1, log_size=9, rx_log_size=12, rx_buf_size=9216, tx_buf_size=9216)
+    return tb, nif
+
+
+@cocotb.test()
+async def bench(dut):
+    cfg = json.loads(os.environ["BENCH_CFG"])
+    tb, nif = await open_nic(dut, cfg)
     rows = []
     for size in cfg["sizes"]:
         count = max(cfg["min_count"], min(cfg["max_count"], cfg["bytes_per_point"] // size))

@@ -22,9 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tb"))
 sys.path.insert(0, str(REPO / "tb" / "common"))
 sys.path.insert(0, str(REPO / "bench" / "nic"))
-from beryl_pcie_tb import PcieSystemTB  # noqa: E402
 from cocotbext.pcie.core.dllp import DllpType, FcType  # noqa: E402
-from model import beryl_nic as N  # noqa: E402
 import cocotb_bench_nic as B  # noqa: E402
 
 
@@ -147,15 +145,7 @@ class Probe:
 @cocotb.test()
 async def probe(dut):
     cfg = json.loads(os.environ["BENCH_CFG"])
-    dut.gen_start.value = 0
-    dut.gen_len.value = 64
-    dut.gen_count.value = 0
-    tb = PcieSystemTB(dut, nic=True)
-    await tb.init(mps=cfg["mps_enc"], mrrs=cfg["mrrs_enc"])
-    tb.set_link_delay(cfg["link_delay_ns"])
-    dev = await N.NicDevice.open(tb.read32, tb.write32, tb.alloc_host)
-    nif = dev.interfaces[0]
-    await nif.start(txq_count=B.TXQ, rxq_count=1, log_size=9, rx_log_size=12, rx_buf_size=9216, tx_buf_size=9216)
+    tb, nif = await B.open_nic(dut, cfg)
     pr = Probe(tb.dev.upstream_port, tb.port)
     cocotb.start_soon(pr.count_rq_stalls(dut))
     rows = []
