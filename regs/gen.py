@@ -238,11 +238,14 @@ def constants(model):
         add(f"{p}_BLOCK_ADDR_W", _clog2(blk["window"]), "int", "decode window is 2**ADDR_W bytes")
         add(f"{p}_REG_COUNT", blk["reg_count"], "int", "32-bit words from +0x0 to the last register")
         _add_regs(add, blk)
+    app_base = next((r["base"] for r in model["regions"] if r["name"] == "APP"), 0)
     for blk in model["app_blocks"]:
         p = blk["name"]
         add(f"{p}_BLOCK_TYPE", blk["type"], "val", f"{blk['title']} block (in the APP window)")
         add(f"{p}_BLOCK_VERSION", blk["version"], "val", "register interface version, 8.8.16")
         add(f"{p}_BLOCK_ADDR_W", _clog2(blk["window"]), "int", "window of one instance is 2**ADDR_W bytes")
+        add(f"{p}_BLOCK_APP_OFFSET", blk["base"] - app_base, "val",
+            "byte offset in the APP window")
         add(f"{p}_REG_COUNT", blk["reg_count"], "int", "32-bit words from +0x0 to the last register")
         _add_regs(add, blk)
     names = [c[0] for c in out]

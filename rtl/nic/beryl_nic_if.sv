@@ -104,7 +104,10 @@ module beryl_nic_if #(
   input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tvalid,
   output logic [PORT_COUNT-1:0]           s_axis_rx_tready,
   input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tlast,
-  input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tuser
+  input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tuser,
+
+  // PTP time now, completion timestamp format (beryl_nic_pkg::ts_of_tod)
+  input  wire logic [63:0]                ptp_ts
 );
 
   localparam int TXQ_W  = $clog2(TXQ_COUNT);
@@ -155,7 +158,35 @@ module beryl_nic_if #(
   logic [PORT_COUNT-1:0] port_tx_enable;
   logic [PORT_COUNT*32-1:0] port_tx_pkts, port_tx_bytes, port_rx_pkts, port_rx_bytes;
   logic [PORT_COUNT*32-1:0] port_tx_drops, port_rx_drops;
+  logic [PORT_COUNT*32-1:0] port_tx_ts_corr, port_rx_ts_corr;
   logic [21*32-1:0] counters;
+
+  // ------------------------------------------------------------------ PTP timestamps per port
+  // TX: the port's corrected time; the TX engine keeps the value of the cycle a packet's first beat
+  // leaves. RX: the corrected time of the cycle a frame's first beat appeared (tvalid) on the port,
+  // held until the RX engine takes that beat (it serves one port at a time).
+  logic [PORT_COUNT*64-1:0] tx_ts, rx_ts;
+  logic [PORT_COUNT-1:0]    rxc_mid_q, rxc_hold_q;
+  logic [63:0]              rxc_ts_q [PORT_COUNT];
+  for (genvar p = 0; p < PORT_COUNT; p++) begin : g_ts
+    logic [63:0] rx_now;
+    assign tx_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(ptp_ts, port_tx_ts_corr[p*32 +: 32]);
+    assign rx_now            = beryl_nic_pkg::ts_add(ptp_ts, port_rx_ts_corr[p*32 +: 32]);
+    assign rx_ts[p*64 +: 64] = rxc_hold_q[p] ? rxc_ts_q[p] : rx_now;
+    always_ff @(posedge clk) begin
+      if (s_axis_rx_tvalid[p] && s_axis_rx_tready[p]) begin
+        rxc_mid_q[p]  <= !s_axis_rx_tlast[p];
+        rxc_hold_q[p] <= 1'b0;
+      end else if (s_axis_rx_tvalid[p] && !rxc_mid_q[p] && !rxc_hold_q[p]) begin
+        rxc_hold_q[p] <= 1'b1;
+        rxc_ts_q[p]   <= rx_now;
+      end
+      if (rst) begin
+        rxc_mid_q[p]  <= 1'b0;
+        rxc_hold_q[p] <= 1'b0;
+      end
+    end
+  end
 
   beryl_nic_if_regs #(
     .BLOCK_NEXT       (BLOCK_NEXT),
@@ -224,6 +255,8 @@ module beryl_nic_if #(
     .rss_tbl_wr_addr   (rss_tbl_wr_addr),
     .rss_tbl_wr_data   (rss_tbl_wr_data),
     .port_tx_enable    (port_tx_enable),
+    .port_tx_ts_corr   (port_tx_ts_corr),
+    .port_rx_ts_corr   (port_rx_ts_corr),
     .port_tx_pkts      (port_tx_pkts),
     .port_tx_bytes     (port_tx_bytes),
     .port_rx_pkts      (port_rx_pkts),
@@ -508,6 +541,7 @@ module beryl_nic_if #(
     .m_axis_tx_tvalid     (m_axis_tx_tvalid),
     .m_axis_tx_tready     (m_axis_tx_tready),
     .m_axis_tx_tlast      (m_axis_tx_tlast),
+    .ptp_ts               (tx_ts),
     .cpl_valid            (tcpl_valid),
     .cpl_ready            (tcpl_ready),
     .cpl_qidx             (tcpl_qidx),
@@ -546,6 +580,7 @@ module beryl_nic_if #(
     .s_axis_rx_tready     (s_axis_rx_tready),
     .s_axis_rx_tlast      (s_axis_rx_tlast),
     .s_axis_rx_tuser      (s_axis_rx_tuser),
+    .s_axis_rx_ts         (rx_ts),
     .rss_enable           (rss_enable),
     .default_queue        (rss_default_queue),
     .rss_hash_en          (rss_hash_en),

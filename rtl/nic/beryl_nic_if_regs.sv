@@ -87,6 +87,8 @@ module beryl_nic_if_regs #(
 
   // ports
   output logic [PORT_COUNT-1:0]         port_tx_enable,
+  output logic [PORT_COUNT*32-1:0]      port_tx_ts_corr,   // signed, 2^-16 ns
+  output logic [PORT_COUNT*32-1:0]      port_rx_ts_corr,
   input  wire logic [PORT_COUNT*32-1:0] port_tx_pkts,
   input  wire logic [PORT_COUNT*32-1:0] port_tx_bytes,
   input  wire logic [PORT_COUNT*32-1:0] port_rx_pkts,
@@ -131,6 +133,8 @@ module beryl_nic_if_regs #(
   logic [10*32-1:0]  rss_key_q;
   logic [7:0]        port_sel_q;
   logic [PORT_COUNT-1:0] port_tx_en_q;
+  logic [31:0]       port_txc_q [PORT_COUNT];
+  logic [31:0]       port_rxc_q [PORT_COUNT];
 
   // shadow of the indirection table for read-back (the lookup table has no read port)
   logic [RXQ_W-1:0]  tbl_shadow [RSS_TABLE_SIZE];
@@ -176,6 +180,8 @@ module beryl_nic_if_regs #(
   localparam int O_PORT_RXB  = beryl_regs_pkg::NIC_IF_PORT_RX_BYTES_OFFSET;
   localparam int O_PORT_TXD  = beryl_regs_pkg::NIC_IF_PORT_TX_DROPS_OFFSET;
   localparam int O_PORT_RXD  = beryl_regs_pkg::NIC_IF_PORT_RX_DROPS_OFFSET;
+  localparam int O_PORT_TXC  = beryl_regs_pkg::NIC_IF_PORT_TX_TS_CORR_OFFSET;
+  localparam int O_PORT_RXC  = beryl_regs_pkg::NIC_IF_PORT_RX_TS_CORR_OFFSET;
 
   function automatic logic [31:0] param_word(input logic [31:0] o);
     unique case (o)
@@ -196,7 +202,7 @@ module beryl_nic_if_regs #(
       (beryl_regs_pkg::NIC_IF_DESC_BATCH_OFFSET):       param_word = 32'(DESC_BATCH);
       (beryl_regs_pkg::NIC_IF_CPL_BATCH_OFFSET):        param_word = 32'(CPL_BATCH);
       (beryl_regs_pkg::NIC_IF_MAX_DESC_PER_PKT_OFFSET): param_word = 32'(MAX_DESC_PER_PKT);
-      (beryl_regs_pkg::NIC_IF_FEATURES_OFFSET):         param_word = 32'hf;
+      (beryl_regs_pkg::NIC_IF_FEATURES_OFFSET):         param_word = 32'h1f;
       default: param_word = 32'h0;
     endcase
   endfunction
@@ -228,6 +234,8 @@ module beryl_nic_if_regs #(
     if (off == O_PORT_RXB)  direct_rd = port_ok ? port_rx_bytes[32*psel +: 32] : 32'h0;
     if (off == O_PORT_TXD)  direct_rd = port_ok ? port_tx_drops[32*psel +: 32] : 32'h0;
     if (off == O_PORT_RXD)  direct_rd = port_ok ? port_rx_drops[32*psel +: 32] : 32'h0;
+    if (off == O_PORT_TXC)  direct_rd = port_ok ? port_txc_q[psel] : 32'h0;
+    if (off == O_PORT_RXC)  direct_rd = port_ok ? port_rxc_q[psel] : 32'h0;
   end
 
   // ------------------------------------------------------------------ access sequencer
@@ -286,6 +294,10 @@ module beryl_nic_if_regs #(
               port_sel_q <= s_axil_wdata[7:0];
             end else if (off == O_PORT_CTRL) begin
               if (port_ok) port_tx_en_q[psel] <= s_axil_wdata[0];
+            end else if (off == O_PORT_TXC) begin
+              if (port_ok) port_txc_q[psel] <= s_axil_wdata;
+            end else if (off == O_PORT_RXC) begin
+              if (port_ok) port_rxc_q[psel] <= s_axil_wdata;
             end
           end else begin
             if (off >= O_Q_BASE_LO && off <= O_Q_CONS) begin
@@ -355,6 +367,10 @@ module beryl_nic_if_regs #(
       rss_key_q     <= '0;
       port_sel_q    <= '0;
       port_tx_en_q  <= '1;
+      for (int i = 0; i < PORT_COUNT; i++) begin
+        port_txc_q[i] <= '0;
+        port_rxc_q[i] <= '0;
+      end
       rss_key_wr_en <= 1'b0;
       rss_tbl_wr_en <= 1'b0;
     end
@@ -406,6 +422,10 @@ module beryl_nic_if_regs #(
   assign rss_hash_en       = rss_hash_en_q;
   assign rss_default_queue = rss_defq_q[RXQ_W-1:0];
   assign port_tx_enable    = port_tx_en_q;
+  for (genvar i = 0; i < PORT_COUNT; i++) begin : g_port_corr
+    assign port_tx_ts_corr[i*32 +: 32] = port_txc_q[i];
+    assign port_rx_ts_corr[i*32 +: 32] = port_rxc_q[i];
+  end
 
   // unused: protection bits, strobes (registers are written as whole words), high queue-select bits
   logic unused;

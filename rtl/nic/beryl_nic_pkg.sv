@@ -140,7 +140,7 @@ package beryl_nic_pkg;
     logic        phase;         // byte 31 bit 7: flips each pass around the ring, 1 on the first
     logic [6:0]  rsvd1;         // byte 31 bits 6:0
     logic [55:0] rsvd0;         // bytes 24-30
-    logic [63:0] timestamp;     // bytes 16-23: PTP time of start of frame (0 until the PTP block)
+    logic [63:0] timestamp;     // bytes 16-23: PTP time of the frame start {sec[17:0], ns[29:0], fns16}, 0 if none
     logic [15:0] len;           // bytes 14-15: frame length (0 when dropped)
     logic [15:0] csum;          // bytes 12-13: RX ones'-complement sum from byte 14, not complemented
     logic [31:0] rss_hash;      // bytes 8-11
@@ -180,6 +180,34 @@ package beryl_nic_pkg;
   localparam logic [1:0] TXS_ERROR    = 2'd3;  // bad descriptor or DMA error; queue may have more
 
   /* verilator lint_on UNUSEDPARAM */
+
+  // ---------------------------------------------------------------- PTP timestamps
+  // Completion timestamp {sec[17:0], ns[29:0] (0..999999999), fns[15:0] (2^-16 ns)} from the clock's
+  // time of day {sec48, ns32, fns16}; software extends the seconds from a recent clock read.
+  // (the seconds above bit 17 and ns bits 31:30, always 0, are dropped)
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [63:0] ts_of_tod(input logic [95:0] tod);
+    return {tod[65:48], tod[45:16], tod[15:0]};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // ts + corr, corr signed in 2^-16 ns (|corr| < 2^31 units, well under a second): one carry or
+  // borrow across the second
+  function automatic logic [63:0] ts_add(input logic [63:0] ts, input logic [31:0] corr);
+    logic signed [47:0] sum;
+    logic [17:0]        sec;
+    sum = $signed({2'b00, ts[45:0]}) + 48'($signed(corr));
+    sec = ts[63:46];
+    if (sum < 0) begin
+      sum = sum + (48'sd1000000000 <<< 16);
+      sec = sec - 18'd1;
+    end else if (sum >= (48'sd1000000000 <<< 16)) begin
+      sum = sum - (48'sd1000000000 <<< 16);
+      sec = sec + 18'd1;
+    end
+    return {sec, sum[45:0]};
+  endfunction
+
 endpackage
 
 `resetall

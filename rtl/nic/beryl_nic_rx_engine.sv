@@ -36,6 +36,8 @@ module beryl_nic_rx_engine #(
   output logic [PORT_COUNT-1:0]                s_axis_rx_tready,
   input  wire logic [PORT_COUNT-1:0]           s_axis_rx_tlast,
   input  wire logic [PORT_COUNT-1:0]           s_axis_rx_tuser,
+  // per port: PTP timestamp of the frame's start (docs/blocks/ptp.md format), valid with its first beat
+  input  wire logic [PORT_COUNT*64-1:0]        s_axis_rx_ts,
 
   // RSS configuration
   input  wire logic                            rss_enable,      // 0: every frame to default_queue
@@ -231,11 +233,15 @@ module beryl_nic_rx_engine #(
   logic [SLOT_W-1:0]     rec_slot [REC_DEPTH];
   logic [15:0]           rec_len  [REC_DEPTH];
   logic [PORT_W-1:0]     rec_port [REC_DEPTH];
+  logic [63:0]           rec_ts   [REC_DEPTH];
+  logic [63:0]           ts_q;       // timestamp of the frame being received (from its first beat)
+  logic [63:0]           in_ts;
   logic [REC_DEPTH-1:0]  rec_err, rec_over;
   logic [4:0]            rec_wp_q, rec_rp_q;
   logic                  rec_push, rec_valid, rec_pop;
   logic                  frame_over;
 
+  assign in_ts      = in_frame_q ? ts_q : s_axis_rx_ts[sel*64 +: 64];
   assign frame_over = (over_q && in_frame_q) || end_off > (OFF_W + 1)'(SLOT_BYTES);
   assign rec_push   = in_acc && !in_drop && in_last;
   assign rec_valid  = rec_wp_q != rec_rp_q;
@@ -267,6 +273,7 @@ module beryl_nic_rx_engine #(
         in_frame_q <= 1'b1;
       end
       cur_port_q <= sel;
+      ts_q       <= in_ts;
       drop_q     <= in_drop;
       slot_q     <= in_slot;
       off_q      <= end_off > (OFF_W + 1)'(SLOT_BYTES) ? OFF_W'(SLOT_BYTES) : OFF_W'(end_off);
@@ -276,6 +283,7 @@ module beryl_nic_rx_engine #(
       rec_slot[rec_wp_q[3:0]] <= in_slot;
       rec_len[rec_wp_q[3:0]]  <= 16'(end_off);
       rec_port[rec_wp_q[3:0]] <= sel;
+      rec_ts[rec_wp_q[3:0]]   <= in_ts;
       rec_err[rec_wp_q[3:0]]  <= in_user;
       rec_over[rec_wp_q[3:0]] <= frame_over;
       rec_wp_q <= rec_wp_q + 5'd1;
@@ -475,6 +483,7 @@ module beryl_nic_rx_engine #(
   logic [31:0]           e_hash   [SLOTS];
   logic [2:0]            e_htype  [SLOTS];
   logic [15:0]           e_csum   [SLOTS];
+  logic [63:0]           e_ts     [SLOTS];
   logic [1:0]            e_status [SLOTS];   // queue-manager status (QM_OK: a descriptor was assigned)
   logic [15:0]           e_ptr    [SLOTS];   // descriptor ring pointer
   logic [15:0]           e_cq     [SLOTS];   // completion queue (the RX queue's target)
@@ -491,6 +500,7 @@ module beryl_nic_rx_engine #(
       e_hash[wp_q[SLOT_W-1:0]]  <= rss_hash;
       e_htype[wp_q[SLOT_W-1:0]] <= rss_hash_type;
       e_csum[wp_q[SLOT_W-1:0]]  <= csf_q[csf_rp_q[2:0]];
+      e_ts[wp_q[SLOT_W-1:0]]    <= rec_ts[rec_rp_q[3:0]];
     end
   end
 
@@ -1016,6 +1026,7 @@ module beryl_nic_rx_engine #(
     cpl_d.rss_hash  = e_hash[dn_i];
     cpl_d.csum      = e_csum[dn_i];
     cpl_d.len       = dn_cpl_status == beryl_nic_pkg::CPL_OK ? e_len[dn_i] : 16'd0;
+    cpl_d.timestamp = e_ts[dn_i];
     ret_cpl         = '0;
     ret_cpl.queue   = 16'(ret_q_q[ret_rp_q[1:0]]);
     ret_cpl.index   = ret_ptr_q[ret_rp_q[1:0]] + 16'(ret_k_q);

@@ -83,6 +83,9 @@ module beryl_nic_tx_engine #(
   output logic [PORT_COUNT-1:0]                 m_axis_tx_tvalid,
   input  wire logic [PORT_COUNT-1:0]            m_axis_tx_tready,
   output logic [PORT_COUNT-1:0]                 m_axis_tx_tlast,
+  // per port: PTP time now (docs/blocks/ptp.md format, corrected for the port's MAC delay); the value of
+  // the cycle a packet's first beat leaves is its timestamp in the TX completion
+  input  wire logic [PORT_COUNT*64-1:0]         ptp_ts,
 
   // completion requests to the CQ writer
   output logic                                  cpl_valid,
@@ -117,7 +120,7 @@ module beryl_nic_tx_engine #(
   localparam int PEND_W      = ND_W;                                // data DMAs in flight per slot
   localparam int FIFO_DEPTH  = 4;                                   // output beat FIFO
   localparam int CPLQ_DEPTH  = 4;                                   // completion request FIFO
-  localparam int CPLE_W      = 16 + QI_W + 16 + 8 + 8 + 16;         // cq, queue, index, port, status, len
+  localparam int CPLE_W      = 16 + QI_W + 64 + 16 + 8 + 8 + 16;    // cq, queue, timestamp, index, port, status, len
   localparam logic [SEG_ADDR_W-1:0] DROW_BASE = SEG_ADDR_W'(1) << (SEG_ADDR_W - 1);
 
   if (DATA_W != 512 || SEG_COUNT != 2 || SEG_DATA_W != 512 || SEG_BE_W != 64) begin : g_chk_w
@@ -651,6 +654,19 @@ module beryl_nic_tx_engine #(
                                     : (m_axis_tx_tready[h_port] && (!h_last || cpl_space)));
   assign s_cpl_push = f_pop && h_last;
 
+  // timestamp of the packet being streamed: the port's time in the cycle its first beat left
+  logic        s_mid_q;     // a packet's first beat has left, its last not yet
+  logic [63:0] s_ts_q;
+  logic [63:0] s_ts;
+  assign s_ts = s_mid_q ? s_ts_q : (h_drop ? 64'd0 : ptp_ts[h_port*64 +: 64]);
+  always_ff @(posedge clk) begin
+    if (f_pop) begin
+      s_mid_q <= !h_last;
+      s_ts_q  <= s_ts;
+    end
+    if (rst) s_mid_q <= 1'b0;
+  end
+
   always_ff @(posedge clk) begin
     if (s1_valid_q) begin
       f_data_q[f_wr_q]   <= s1_data;
@@ -755,13 +771,13 @@ module beryl_nic_tx_engine #(
       c_status = f_status_q[f_rd_q];
       c_port   = p_port_q[p_free_q];
       c_len    = (c_status == beryl_nic_pkg::CPL_OK) ? 16'(p_len_q[p_free_q]) : 16'd0;
-      c_ent    = {p_cq_q[p_free_q], c_queue, p_index_q[p_free_q], c_port, c_status, c_len};
+      c_ent    = {p_cq_q[p_free_q], c_queue, s_ts, p_index_q[p_free_q], c_port, c_status, c_len};
     end else begin
       c_queue  = b_qidx_q[proc_q];
       c_status = beryl_nic_pkg::CPL_DMA_ERR;
       c_port   = b_aux_q[proc_q];
       c_len    = 16'd0;
-      c_ent    = {b_cq_q[proc_q], c_queue, b_ptr_q[proc_q] + 16'(w_di_q), c_port, c_status, c_len};
+      c_ent    = {b_cq_q[proc_q], c_queue, 64'd0, b_ptr_q[proc_q] + 16'(w_di_q), c_port, c_status, c_len};
     end
   end
 
@@ -775,6 +791,7 @@ module beryl_nic_tx_engine #(
   always_comb begin
     cpl_ent           = '0;
     cpl_ent.queue     = 16'(c_head[CPLE_W-17 -: QI_W]);
+    cpl_ent.timestamp = c_head[111:48];
     cpl_ent.index     = c_head[47:32];
     cpl_ent.port      = c_head[31:24];
     cpl_ent.status    = c_head[23:16];

@@ -99,7 +99,14 @@ module beryl_nic_us_top #(
   input  wire logic [NP-1:0]             s_axis_rx_tvalid,
   output logic [NP-1:0]                  s_axis_rx_tready,
   input  wire logic [NP-1:0]             s_axis_rx_tlast,
-  input  wire logic [NP-1:0]             s_axis_rx_tuser
+  input  wire logic [NP-1:0]             s_axis_rx_tuser,
+
+  // PTP clock (regs/beryl_ptp.rdl): time of day for the MACs' timestamp units, pulse per second,
+  // periodic output
+  output logic [95:0]                    ptp_tod,
+  output logic                           ptp_tod_step,
+  output logic                           ptp_pps,
+  output logic                           ptp_perout
 );
 
   localparam int IFS_W      = (IF_COUNT > 1) ? $clog2(IF_COUNT) : 0;
@@ -112,9 +119,15 @@ module beryl_nic_us_top #(
   localparam int IF_SEG_W   = IF_RAM_W - 7;
   localparam int APP_ADDR_W = beryl_regs_pkg::APP_ADDR_W;
   localparam int IFA_W      = beryl_regs_pkg::NIC_IF_BLOCK_ADDR_W;
+  localparam int PTPA_W     = beryl_regs_pkg::PTP_BLOCK_ADDR_W;
+  localparam int PTP_OFF    = int'(beryl_regs_pkg::PTP_BLOCK_APP_OFFSET);
+  localparam int NB         = IF_COUNT + 1;   // register blocks in the window: interfaces, PTP clock
 
   if (TLP_DATA_W != 512 || IF_COUNT < 1 || IF_COUNT > 4 || (1 << IFS_W) != IF_COUNT) begin : g_chk
     $error("%m: TLP_DATA_W must be 512 and IF_COUNT a power of two 1..4");
+  end
+  if ((IF_COUNT << IFA_W) > PTP_OFF) begin : g_chk_ptp
+    $error("%m: the interface blocks overlap the PTP block (regs/beryl_app.rdl)");
   end
 
   logic [APP_ADDR_W-1:0] app_awaddr, app_araddr;
@@ -256,25 +269,28 @@ module beryl_nic_us_top #(
     .irq_ready                 (irq_ready)
   );
 
-  // ------------------------------------------------------------------ register window: one block per interface
-  function automatic logic [IF_COUNT*APP_ADDR_W-1:0] if_bases();
+  // ------------------------------------------------------------------ register window: one block per
+  // interface, then the PTP clock block (decoder port IF_COUNT)
+  function automatic logic [NB*APP_ADDR_W-1:0] if_bases();
     for (int i = 0; i < IF_COUNT; i++) if_bases[i*APP_ADDR_W +: APP_ADDR_W] = APP_ADDR_W'(i << IFA_W);
+    if_bases[IF_COUNT*APP_ADDR_W +: APP_ADDR_W] = APP_ADDR_W'(PTP_OFF);
   endfunction
-  function automatic logic [IF_COUNT*32-1:0] if_addr_w();
+  function automatic logic [NB*32-1:0] if_addr_w();
     for (int i = 0; i < IF_COUNT; i++) if_addr_w[i*32 +: 32] = 32'(IFA_W);
+    if_addr_w[IF_COUNT*32 +: 32] = 32'(PTPA_W);
   endfunction
 
-  logic [IF_COUNT*APP_ADDR_W-1:0] i_awaddr, i_araddr;
-  logic [IF_COUNT*3-1:0]  i_awprot, i_arprot;
-  logic [IF_COUNT-1:0]    i_awvalid, i_awready, i_wvalid, i_wready, i_bvalid, i_bready;
-  logic [IF_COUNT-1:0]    i_arvalid, i_arready, i_rvalid, i_rready;
-  logic [IF_COUNT*32-1:0] i_wdata, i_rdata;
-  logic [IF_COUNT*4-1:0]  i_wstrb;
-  logic [IF_COUNT*2-1:0]  i_bresp, i_rresp;
+  logic [NB*APP_ADDR_W-1:0] i_awaddr, i_araddr;
+  logic [NB*3-1:0]  i_awprot, i_arprot;
+  logic [NB-1:0]    i_awvalid, i_awready, i_wvalid, i_wready, i_bvalid, i_bready;
+  logic [NB-1:0]    i_arvalid, i_arready, i_rvalid, i_rready;
+  logic [NB*32-1:0] i_wdata, i_rdata;
+  logic [NB*4-1:0]  i_wstrb;
+  logic [NB*2-1:0]  i_bresp, i_rresp;
 
   /* verilator lint_off PINCONNECTEMPTY */
   beryl_axil_decode #(
-    .M_COUNT  (IF_COUNT),
+    .M_COUNT  (NB),
     .ADDR_W   (APP_ADDR_W),
     .M_BASE   (if_bases()),
     .M_ADDR_W (if_addr_w())
@@ -341,7 +357,7 @@ module beryl_nic_us_top #(
 
   for (genvar i = 0; i < IF_COUNT; i++) begin : g_if
     localparam logic [31:0] NEXT = (i + 1 < IF_COUNT) ?
-        beryl_regs_pkg::APP_BASE + 32'((i + 1) << IFA_W) : 32'h0;
+        beryl_regs_pkg::APP_BASE + 32'((i + 1) << IFA_W) : beryl_regs_pkg::APP_BASE + 32'(PTP_OFF);
     beryl_nic_if #(
       .IF_INDEX       (i),
       .IF_COUNT       (IF_COUNT),
@@ -422,9 +438,44 @@ module beryl_nic_us_top #(
       .s_axis_rx_tvalid     (s_axis_rx_tvalid[i*PORT_COUNT +: PORT_COUNT]),
       .s_axis_rx_tready     (s_axis_rx_tready[i*PORT_COUNT +: PORT_COUNT]),
       .s_axis_rx_tlast      (s_axis_rx_tlast[i*PORT_COUNT +: PORT_COUNT]),
-      .s_axis_rx_tuser      (s_axis_rx_tuser[i*PORT_COUNT +: PORT_COUNT])
+      .s_axis_rx_tuser      (s_axis_rx_tuser[i*PORT_COUNT +: PORT_COUNT]),
+      .ptp_ts               (beryl_nic_pkg::ts_of_tod(ptp_tod))
     );
   end
+
+  // ------------------------------------------------------------------ PTP hardware clock
+  beryl_ptp_regs #(
+    .FNS_W      (32),
+    .PERIOD_NS  (4),     // user_clk of the 512-bit Gen3 x16 subsystem: 250 MHz
+    .PERIOD_FNS (0),
+    .BLOCK_NEXT (32'h0)
+  ) u_ptp (
+    .clk            (clk),
+    .rst            (rst),
+    .s_axil_awaddr  (i_awaddr[IF_COUNT*APP_ADDR_W +: PTPA_W]),
+    .s_axil_awprot  (i_awprot[IF_COUNT*3 +: 3]),
+    .s_axil_awvalid (i_awvalid[IF_COUNT]),
+    .s_axil_awready (i_awready[IF_COUNT]),
+    .s_axil_wdata   (i_wdata[IF_COUNT*32 +: 32]),
+    .s_axil_wstrb   (i_wstrb[IF_COUNT*4 +: 4]),
+    .s_axil_wvalid  (i_wvalid[IF_COUNT]),
+    .s_axil_wready  (i_wready[IF_COUNT]),
+    .s_axil_bresp   (i_bresp[IF_COUNT*2 +: 2]),
+    .s_axil_bvalid  (i_bvalid[IF_COUNT]),
+    .s_axil_bready  (i_bready[IF_COUNT]),
+    .s_axil_araddr  (i_araddr[IF_COUNT*APP_ADDR_W +: PTPA_W]),
+    .s_axil_arprot  (i_arprot[IF_COUNT*3 +: 3]),
+    .s_axil_arvalid (i_arvalid[IF_COUNT]),
+    .s_axil_arready (i_arready[IF_COUNT]),
+    .s_axil_rdata   (i_rdata[IF_COUNT*32 +: 32]),
+    .s_axil_rresp   (i_rresp[IF_COUNT*2 +: 2]),
+    .s_axil_rvalid  (i_rvalid[IF_COUNT]),
+    .s_axil_rready  (i_rready[IF_COUNT]),
+    .tod            (ptp_tod),
+    .tod_step       (ptp_tod_step),
+    .pps            (ptp_pps),
+    .perout         (ptp_perout)
+  );
 
   // the decoder hands each interface the whole window address; the block uses its low IFA_W bits
   logic unused;

@@ -140,9 +140,10 @@
 #define BERYL_MSIX_MSG_SENT_COUNT_OFFSET 28u                    /* RO Messages sent */
 #define BERYL_MSIX_MSG_DEFERRED_COUNT_OFFSET 32u                /* RO Messages deferred */
 #define BERYL_NIC_IF_BLOCK_TYPE 0x42520020u                     /* NIC interface block (in the APP window) */
-#define BERYL_NIC_IF_BLOCK_VERSION 0x00020000u                  /* register interface version, 8.8.16 */
+#define BERYL_NIC_IF_BLOCK_VERSION 0x00030000u                  /* register interface version, 8.8.16 */
 #define BERYL_NIC_IF_BLOCK_ADDR_W 9u                            /* window of one instance is 2**ADDR_W bytes */
-#define BERYL_NIC_IF_REG_COUNT 87u                              /* 32-bit words from +0x0 to the last register */
+#define BERYL_NIC_IF_BLOCK_APP_OFFSET 0x00000000u               /* byte offset in the APP window */
+#define BERYL_NIC_IF_REG_COUNT 89u                              /* 32-bit words from +0x0 to the last register */
 #define BERYL_NIC_IF_TYPE_OFFSET 0u                             /* RO Block type */
 #define BERYL_NIC_IF_VERSION_OFFSET 4u                          /* RO Block version */
 #define BERYL_NIC_IF_NEXT_OFFSET 8u                             /* RO Next block */
@@ -173,6 +174,9 @@
 #define BERYL_NIC_IF_FEATURES_TX_SG_LSB 3u
 #define BERYL_NIC_IF_FEATURES_TX_SG_W 1u
 #define BERYL_NIC_IF_FEATURES_TX_SG_MASK 0x00000008u
+#define BERYL_NIC_IF_FEATURES_PTP_TS_LSB 4u
+#define BERYL_NIC_IF_FEATURES_PTP_TS_W 1u
+#define BERYL_NIC_IF_FEATURES_PTP_TS_MASK 0x00000010u
 #define BERYL_NIC_IF_TXQ_DB_OFFSET 80u                          /* WO TX queue doorbell */
 #define BERYL_NIC_IF_TXQ_DB_RESET 0x00000000u
 #define BERYL_NIC_IF_TXQ_DB_QUEUE_LSB 0u
@@ -342,5 +346,120 @@
 #define BERYL_NIC_IF_IRQ_MERGED_OFFSET 336u                     /* RO Interrupts merged */
 #define BERYL_NIC_IF_PORT_TX_DROPS_OFFSET 340u                  /* RO Port TX drops */
 #define BERYL_NIC_IF_PORT_RX_DROPS_OFFSET 344u                  /* RO Port RX drops */
+#define BERYL_NIC_IF_PORT_TX_TS_CORR_OFFSET 348u                /* RW Port TX timestamp correction */
+#define BERYL_NIC_IF_PORT_TX_TS_CORR_RESET 0x00000000u
+#define BERYL_NIC_IF_PORT_RX_TS_CORR_OFFSET 352u                /* RW Port RX timestamp correction */
+#define BERYL_NIC_IF_PORT_RX_TS_CORR_RESET 0x00000000u
+#define BERYL_PTP_BLOCK_TYPE 0x42520030u                        /* PTP hardware clock block (in the APP window) */
+#define BERYL_PTP_BLOCK_VERSION 0x00010000u                     /* register interface version, 8.8.16 */
+#define BERYL_PTP_BLOCK_ADDR_W 8u                               /* window of one instance is 2**ADDR_W bytes */
+#define BERYL_PTP_BLOCK_APP_OFFSET 0x00001000u                  /* byte offset in the APP window */
+#define BERYL_PTP_REG_COUNT 38u                                 /* 32-bit words from +0x0 to the last register */
+#define BERYL_PTP_TYPE_OFFSET 0u                                /* RO Block type */
+#define BERYL_PTP_VERSION_OFFSET 4u                             /* RO Block version */
+#define BERYL_PTP_NEXT_OFFSET 8u                                /* RO Next block */
+#define BERYL_PTP_NOM_INCR_NS_OFFSET 12u                        /* RO Nominal increment, ns */
+#define BERYL_PTP_NOM_INCR_FNS_OFFSET 16u                       /* RO Nominal increment, fraction */
+#define BERYL_PTP_FNS_W_OFFSET 20u                              /* RO Increment fraction bits */
+#define BERYL_PTP_CMD_OFFSET 24u                                /* WO Command */
+#define BERYL_PTP_CMD_RESET 0x00000000u
+#define BERYL_PTP_CMD_SNAP_LSB 0u
+#define BERYL_PTP_CMD_SNAP_W 1u
+#define BERYL_PTP_CMD_SNAP_MASK 0x00000001u
+#define BERYL_PTP_CMD_SET_TOD_LSB 1u
+#define BERYL_PTP_CMD_SET_TOD_W 1u
+#define BERYL_PTP_CMD_SET_TOD_MASK 0x00000002u
+#define BERYL_PTP_CMD_ADJ_LSB 2u
+#define BERYL_PTP_CMD_ADJ_W 1u
+#define BERYL_PTP_CMD_ADJ_MASK 0x00000004u
+#define BERYL_PTP_CMD_INCR_LSB 3u
+#define BERYL_PTP_CMD_INCR_W 1u
+#define BERYL_PTP_CMD_INCR_MASK 0x00000008u
+#define BERYL_PTP_STATUS_OFFSET 28u                             /* RO Status */
+#define BERYL_PTP_STATUS_SET_ERR_LSB 0u
+#define BERYL_PTP_STATUS_SET_ERR_W 1u
+#define BERYL_PTP_STATUS_SET_ERR_MASK 0x00000001u
+#define BERYL_PTP_STATUS_PEROUT_CFG_ERR_LSB 1u
+#define BERYL_PTP_STATUS_PEROUT_CFG_ERR_W 1u
+#define BERYL_PTP_STATUS_PEROUT_CFG_ERR_MASK 0x00000002u
+#define BERYL_PTP_STATUS_PEROUT_LEVEL_LSB 2u
+#define BERYL_PTP_STATUS_PEROUT_LEVEL_W 1u
+#define BERYL_PTP_STATUS_PEROUT_LEVEL_MASK 0x00000004u
+#define BERYL_PTP_SNAP_TOD_FNS_OFFSET 32u                       /* RO Snapshot: time of day, fraction */
+#define BERYL_PTP_SNAP_TOD_FNS_FNS_LSB 0u
+#define BERYL_PTP_SNAP_TOD_FNS_FNS_W 16u
+#define BERYL_PTP_SNAP_TOD_FNS_FNS_MASK 0x0000ffffu
+#define BERYL_PTP_SNAP_TOD_NS_OFFSET 36u                        /* RO Snapshot: time of day, ns */
+#define BERYL_PTP_SNAP_TOD_SEC_LO_OFFSET 40u                    /* RO Snapshot: time of day, seconds, low */
+#define BERYL_PTP_SNAP_TOD_SEC_HI_OFFSET 44u                    /* RO Snapshot: time of day, seconds, high */
+#define BERYL_PTP_SNAP_TOD_SEC_HI_SEC_LSB 0u
+#define BERYL_PTP_SNAP_TOD_SEC_HI_SEC_W 16u
+#define BERYL_PTP_SNAP_TOD_SEC_HI_SEC_MASK 0x0000ffffu
+#define BERYL_PTP_SNAP_REL_FNS_OFFSET 48u                       /* RO Snapshot: relative counter, fraction */
+#define BERYL_PTP_SNAP_REL_FNS_FNS_LSB 0u
+#define BERYL_PTP_SNAP_REL_FNS_FNS_W 16u
+#define BERYL_PTP_SNAP_REL_FNS_FNS_MASK 0x0000ffffu
+#define BERYL_PTP_SNAP_REL_NS_LO_OFFSET 52u                     /* RO Snapshot: relative counter, ns, low */
+#define BERYL_PTP_SNAP_REL_NS_HI_OFFSET 56u                     /* RO Snapshot: relative counter, ns, high */
+#define BERYL_PTP_INCR_CUR_NS_OFFSET 60u                        /* RO Increment in use, ns */
+#define BERYL_PTP_INCR_CUR_NS_NS_LSB 0u
+#define BERYL_PTP_INCR_CUR_NS_NS_W 8u
+#define BERYL_PTP_INCR_CUR_NS_NS_MASK 0x000000ffu
+#define BERYL_PTP_INCR_CUR_FNS_OFFSET 64u                       /* RO Increment in use, fraction */
+#define BERYL_PTP_SET_FNS_OFFSET 68u                            /* RW Set value: fraction */
+#define BERYL_PTP_SET_FNS_RESET 0x00000000u
+#define BERYL_PTP_SET_FNS_FNS_LSB 0u
+#define BERYL_PTP_SET_FNS_FNS_W 16u
+#define BERYL_PTP_SET_FNS_FNS_MASK 0x0000ffffu
+#define BERYL_PTP_SET_NS_OFFSET 72u                             /* RW Set value: ns */
+#define BERYL_PTP_SET_NS_RESET 0x00000000u
+#define BERYL_PTP_SET_SEC_LO_OFFSET 76u                         /* RW Set value: seconds, low */
+#define BERYL_PTP_SET_SEC_LO_RESET 0x00000000u
+#define BERYL_PTP_SET_SEC_HI_OFFSET 80u                         /* RW Set value: seconds, high */
+#define BERYL_PTP_SET_SEC_HI_RESET 0x00000000u
+#define BERYL_PTP_SET_SEC_HI_SEC_LSB 0u
+#define BERYL_PTP_SET_SEC_HI_SEC_W 16u
+#define BERYL_PTP_SET_SEC_HI_SEC_MASK 0x0000ffffu
+#define BERYL_PTP_ADJ_FNS_OFFSET 84u                            /* RW Offset: fraction */
+#define BERYL_PTP_ADJ_FNS_RESET 0x00000000u
+#define BERYL_PTP_ADJ_FNS_FNS_LSB 0u
+#define BERYL_PTP_ADJ_FNS_FNS_W 16u
+#define BERYL_PTP_ADJ_FNS_FNS_MASK 0x0000ffffu
+#define BERYL_PTP_ADJ_NS_OFFSET 88u                             /* RW Offset: ns */
+#define BERYL_PTP_ADJ_NS_RESET 0x00000000u
+#define BERYL_PTP_INCR_NS_OFFSET 92u                            /* RW New increment: ns */
+#define BERYL_PTP_INCR_NS_RESET 0x00000000u
+#define BERYL_PTP_INCR_NS_NS_LSB 0u
+#define BERYL_PTP_INCR_NS_NS_W 8u
+#define BERYL_PTP_INCR_NS_NS_MASK 0x000000ffu
+#define BERYL_PTP_INCR_FNS_OFFSET 96u                           /* RW New increment: fraction */
+#define BERYL_PTP_INCR_FNS_RESET 0x00000000u
+#define BERYL_PTP_PPS_COUNT_OFFSET 100u                         /* RO Seconds counted */
+#define BERYL_PTP_STEP_COUNT_OFFSET 104u                        /* RO Steps */
+#define BERYL_PTP_SET_ERR_COUNT_OFFSET 108u                     /* RO Refused sets */
+#define BERYL_PTP_PEROUT_CTRL_OFFSET 112u                       /* RW Periodic output control */
+#define BERYL_PTP_PEROUT_CTRL_RESET 0x00000000u
+#define BERYL_PTP_PEROUT_CTRL_ENABLE_LSB 0u
+#define BERYL_PTP_PEROUT_CTRL_ENABLE_W 1u
+#define BERYL_PTP_PEROUT_CTRL_ENABLE_MASK 0x00000001u
+#define BERYL_PTP_PEROUT_START_SEC_LO_OFFSET 116u               /* RW Periodic output: start seconds, low */
+#define BERYL_PTP_PEROUT_START_SEC_LO_RESET 0x00000000u
+#define BERYL_PTP_PEROUT_START_SEC_HI_OFFSET 120u               /* RW Periodic output: start seconds, high */
+#define BERYL_PTP_PEROUT_START_SEC_HI_RESET 0x00000000u
+#define BERYL_PTP_PEROUT_START_SEC_HI_SEC_LSB 0u
+#define BERYL_PTP_PEROUT_START_SEC_HI_SEC_W 16u
+#define BERYL_PTP_PEROUT_START_SEC_HI_SEC_MASK 0x0000ffffu
+#define BERYL_PTP_PEROUT_START_NS_OFFSET 124u                   /* RW Periodic output: start ns */
+#define BERYL_PTP_PEROUT_START_NS_RESET 0x00000000u
+#define BERYL_PTP_PEROUT_PERIOD_SEC_OFFSET 128u                 /* RW Periodic output: period seconds */
+#define BERYL_PTP_PEROUT_PERIOD_SEC_RESET 0x00000001u
+#define BERYL_PTP_PEROUT_PERIOD_NS_OFFSET 132u                  /* RW Periodic output: period ns */
+#define BERYL_PTP_PEROUT_PERIOD_NS_RESET 0x00000000u
+#define BERYL_PTP_PEROUT_PERIOD_FNS_OFFSET 136u                 /* RW Periodic output: period fraction */
+#define BERYL_PTP_PEROUT_PERIOD_FNS_RESET 0x00000000u
+#define BERYL_PTP_PEROUT_WIDTH_NS_OFFSET 140u                   /* RW Periodic output: width */
+#define BERYL_PTP_PEROUT_WIDTH_NS_RESET 0x00000000u
+#define BERYL_PTP_PEROUT_SKIPPED_OFFSET 144u                    /* RO Periodic output: skipped edges */
+#define BERYL_PTP_PEROUT_EDGES_OFFSET 148u                      /* RO Periodic output: edges */
 
 #endif /* BERYL_REGS_H */

@@ -350,10 +350,93 @@ class NicInterface:
     async def counters(self):
         return {n.lower(): await self.rd(n) for n in COUNTERS}
 
+    async def set_ts_corr(self, port, tx_units=None, rx_units=None):
+        """Timestamp corrections of a port (signed, 2^-16 ns), added to its TX / RX timestamps; None
+        leaves one as it is."""
+        await self.wr("PORT_SEL", port)
+        if tx_units is not None:
+            await self.wr("PORT_TX_TS_CORR", tx_units)
+        if rx_units is not None:
+            await self.wr("PORT_RX_TS_CORR", rx_units)
+
     async def port_counters(self, port):
         await self.wr("PORT_SEL", port)
         return {n: await self.rd(f"PORT_{n.upper()}")
                 for n in ("tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes", "tx_drops", "rx_drops")}
+
+
+NS_PER_S = 10**9
+
+
+def ts_to_ns(ts, ref_sec=0):
+    """Completion timestamp {sec[17:0], ns[29:0], fns16} -> (seconds, time within the second in 2^-16 ns).
+    The 18-bit seconds are extended to the full value nearest `ref_sec` (a clock read within 2^17 s)."""
+    sec_lo, ns, fns = ts >> 46, (ts >> 16) & ((1 << 30) - 1), ts & 0xFFFF
+    sec = ref_sec - ((ref_sec - sec_lo) % (1 << 18))
+    if ref_sec - sec >= 1 << 17:
+        sec += 1 << 18
+    return sec, (ns << 16) | fns
+
+
+def ts_units(ts, ref_sec=0):
+    """Completion timestamp -> time of day in units of 2^-16 ns (one integer: exact differences)."""
+    sec, nsf = ts_to_ns(ts, ref_sec)
+    return (sec * NS_PER_S << 16) + nsf
+
+
+class PtpClock:
+    """The device's PTP hardware clock (regs/beryl_ptp.rdl, docs/blocks/ptp.md)."""
+
+    def __init__(self, dev, base):
+        self.dev, self.base = dev, base
+        self.nom_incr = 0      # nominal increment, 2^-32 ns
+
+    def off(self, name):
+        return self.base + getattr(R, f"PTP_{name}_OFFSET")
+
+    async def rd(self, name):
+        return await self.dev.read32(self.off(name))
+
+    async def wr(self, name, val):
+        await self.dev.write32(self.off(name), val & 0xFFFFFFFF)
+
+    async def load(self):
+        self.nom_incr = (await self.rd("NOM_INCR_NS") << 32) | await self.rd("NOM_INCR_FNS")
+
+    async def get_time(self):
+        """Atomic read: (seconds, ns, fns16) of one clock cycle."""
+        await self.wr("CMD", R.PTP_CMD_SNAP_MASK)
+        fns = await self.rd("SNAP_TOD_FNS")
+        ns = await self.rd("SNAP_TOD_NS")
+        sec = await self.rd("SNAP_TOD_SEC_LO") | (await self.rd("SNAP_TOD_SEC_HI") << 32)
+        return sec, ns, fns
+
+    async def set_time(self, sec, ns, fns=0):
+        if not 0 <= ns < NS_PER_S:
+            raise NicError(f"set_time: ns {ns} out of range 0..999999999")
+        await self.wr("SET_SEC_HI", sec >> 32)
+        await self.wr("SET_SEC_LO", sec)
+        await self.wr("SET_NS", ns)
+        await self.wr("SET_FNS", fns)
+        await self.wr("CMD", R.PTP_CMD_SET_TOD_MASK)
+
+    async def adj_time(self, units):
+        """Step by a signed offset in 2^-16 ns units (|offset| < 2^31 ns)."""
+        if not -(1 << 47) <= units < 1 << 47:
+            raise NicError("adj_time: offset beyond +-2^31 ns")
+        await self.wr("ADJ_NS", units >> 16)
+        await self.wr("ADJ_FNS", units & 0xFFFF)
+        await self.wr("CMD", R.PTP_CMD_ADJ_MASK)
+
+    async def adj_freq(self, ppb):
+        """Run the clock ppb parts per billion fast (negative: slow) relative to the nominal increment."""
+        incr = round(self.nom_incr * (1 + ppb * 1e-9))
+        if not 0 < incr < 256 << 32:
+            raise NicError(f"adj_freq: {ppb} ppb gives an increment outside the clock's range")
+        await self.wr("INCR_NS", incr >> 32)
+        await self.wr("INCR_FNS", incr)
+        await self.wr("CMD", R.PTP_CMD_INCR_MASK)
+        return incr
 
 
 class NicDevice:
@@ -361,6 +444,7 @@ class NicDevice:
         self.read32, self.write32, self.alloc = read32, write32, alloc
         self.blocks = []
         self.interfaces = []
+        self.ptp = None
 
     @classmethod
     async def open(cls, read32, write32, alloc):
@@ -374,6 +458,9 @@ class NicDevice:
                 nif = NicInterface(dev, b.offset)
                 await nif.load_params()
                 dev.interfaces.append(nif)
+            elif b.name == "ptp" and b.version >> 24 == R.PTP_BLOCK_VERSION >> 24:
+                dev.ptp = PtpClock(dev, b.offset)
+                await dev.ptp.load()
         if not dev.interfaces:
             raise NicError("no NIC interface block in the register chain (not a NIC build?)")
         return dev

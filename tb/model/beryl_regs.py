@@ -141,9 +141,10 @@ MSIX_TEST_IRQ_VECTOR_MASK = 0x0000ffff
 MSIX_MSG_SENT_COUNT_OFFSET = 28                         # RO Messages sent
 MSIX_MSG_DEFERRED_COUNT_OFFSET = 32                     # RO Messages deferred
 NIC_IF_BLOCK_TYPE = 0x42520020                          # NIC interface block (in the APP window)
-NIC_IF_BLOCK_VERSION = 0x00020000                       # register interface version, 8.8.16
+NIC_IF_BLOCK_VERSION = 0x00030000                       # register interface version, 8.8.16
 NIC_IF_BLOCK_ADDR_W = 9                                 # window of one instance is 2**ADDR_W bytes
-NIC_IF_REG_COUNT = 87                                   # 32-bit words from +0x0 to the last register
+NIC_IF_BLOCK_APP_OFFSET = 0x00000000                    # byte offset in the APP window
+NIC_IF_REG_COUNT = 89                                   # 32-bit words from +0x0 to the last register
 NIC_IF_TYPE_OFFSET = 0                                  # RO Block type
 NIC_IF_VERSION_OFFSET = 4                               # RO Block version
 NIC_IF_NEXT_OFFSET = 8                                  # RO Next block
@@ -174,6 +175,9 @@ NIC_IF_FEATURES_RSS_MASK = 0x00000004
 NIC_IF_FEATURES_TX_SG_LSB = 3
 NIC_IF_FEATURES_TX_SG_W = 1
 NIC_IF_FEATURES_TX_SG_MASK = 0x00000008
+NIC_IF_FEATURES_PTP_TS_LSB = 4
+NIC_IF_FEATURES_PTP_TS_W = 1
+NIC_IF_FEATURES_PTP_TS_MASK = 0x00000010
 NIC_IF_TXQ_DB_OFFSET = 80                               # WO TX queue doorbell
 NIC_IF_TXQ_DB_RESET = 0x00000000
 NIC_IF_TXQ_DB_QUEUE_LSB = 0
@@ -343,6 +347,121 @@ NIC_IF_IRQ_COUNT_OFFSET = 332                           # RO Interrupts
 NIC_IF_IRQ_MERGED_OFFSET = 336                          # RO Interrupts merged
 NIC_IF_PORT_TX_DROPS_OFFSET = 340                       # RO Port TX drops
 NIC_IF_PORT_RX_DROPS_OFFSET = 344                       # RO Port RX drops
+NIC_IF_PORT_TX_TS_CORR_OFFSET = 348                     # RW Port TX timestamp correction
+NIC_IF_PORT_TX_TS_CORR_RESET = 0x00000000
+NIC_IF_PORT_RX_TS_CORR_OFFSET = 352                     # RW Port RX timestamp correction
+NIC_IF_PORT_RX_TS_CORR_RESET = 0x00000000
+PTP_BLOCK_TYPE = 0x42520030                             # PTP hardware clock block (in the APP window)
+PTP_BLOCK_VERSION = 0x00010000                          # register interface version, 8.8.16
+PTP_BLOCK_ADDR_W = 8                                    # window of one instance is 2**ADDR_W bytes
+PTP_BLOCK_APP_OFFSET = 0x00001000                       # byte offset in the APP window
+PTP_REG_COUNT = 38                                      # 32-bit words from +0x0 to the last register
+PTP_TYPE_OFFSET = 0                                     # RO Block type
+PTP_VERSION_OFFSET = 4                                  # RO Block version
+PTP_NEXT_OFFSET = 8                                     # RO Next block
+PTP_NOM_INCR_NS_OFFSET = 12                             # RO Nominal increment, ns
+PTP_NOM_INCR_FNS_OFFSET = 16                            # RO Nominal increment, fraction
+PTP_FNS_W_OFFSET = 20                                   # RO Increment fraction bits
+PTP_CMD_OFFSET = 24                                     # WO Command
+PTP_CMD_RESET = 0x00000000
+PTP_CMD_SNAP_LSB = 0
+PTP_CMD_SNAP_W = 1
+PTP_CMD_SNAP_MASK = 0x00000001
+PTP_CMD_SET_TOD_LSB = 1
+PTP_CMD_SET_TOD_W = 1
+PTP_CMD_SET_TOD_MASK = 0x00000002
+PTP_CMD_ADJ_LSB = 2
+PTP_CMD_ADJ_W = 1
+PTP_CMD_ADJ_MASK = 0x00000004
+PTP_CMD_INCR_LSB = 3
+PTP_CMD_INCR_W = 1
+PTP_CMD_INCR_MASK = 0x00000008
+PTP_STATUS_OFFSET = 28                                  # RO Status
+PTP_STATUS_SET_ERR_LSB = 0
+PTP_STATUS_SET_ERR_W = 1
+PTP_STATUS_SET_ERR_MASK = 0x00000001
+PTP_STATUS_PEROUT_CFG_ERR_LSB = 1
+PTP_STATUS_PEROUT_CFG_ERR_W = 1
+PTP_STATUS_PEROUT_CFG_ERR_MASK = 0x00000002
+PTP_STATUS_PEROUT_LEVEL_LSB = 2
+PTP_STATUS_PEROUT_LEVEL_W = 1
+PTP_STATUS_PEROUT_LEVEL_MASK = 0x00000004
+PTP_SNAP_TOD_FNS_OFFSET = 32                            # RO Snapshot: time of day, fraction
+PTP_SNAP_TOD_FNS_FNS_LSB = 0
+PTP_SNAP_TOD_FNS_FNS_W = 16
+PTP_SNAP_TOD_FNS_FNS_MASK = 0x0000ffff
+PTP_SNAP_TOD_NS_OFFSET = 36                             # RO Snapshot: time of day, ns
+PTP_SNAP_TOD_SEC_LO_OFFSET = 40                         # RO Snapshot: time of day, seconds, low
+PTP_SNAP_TOD_SEC_HI_OFFSET = 44                         # RO Snapshot: time of day, seconds, high
+PTP_SNAP_TOD_SEC_HI_SEC_LSB = 0
+PTP_SNAP_TOD_SEC_HI_SEC_W = 16
+PTP_SNAP_TOD_SEC_HI_SEC_MASK = 0x0000ffff
+PTP_SNAP_REL_FNS_OFFSET = 48                            # RO Snapshot: relative counter, fraction
+PTP_SNAP_REL_FNS_FNS_LSB = 0
+PTP_SNAP_REL_FNS_FNS_W = 16
+PTP_SNAP_REL_FNS_FNS_MASK = 0x0000ffff
+PTP_SNAP_REL_NS_LO_OFFSET = 52                          # RO Snapshot: relative counter, ns, low
+PTP_SNAP_REL_NS_HI_OFFSET = 56                          # RO Snapshot: relative counter, ns, high
+PTP_INCR_CUR_NS_OFFSET = 60                             # RO Increment in use, ns
+PTP_INCR_CUR_NS_NS_LSB = 0
+PTP_INCR_CUR_NS_NS_W = 8
+PTP_INCR_CUR_NS_NS_MASK = 0x000000ff
+PTP_INCR_CUR_FNS_OFFSET = 64                            # RO Increment in use, fraction
+PTP_SET_FNS_OFFSET = 68                                 # RW Set value: fraction
+PTP_SET_FNS_RESET = 0x00000000
+PTP_SET_FNS_FNS_LSB = 0
+PTP_SET_FNS_FNS_W = 16
+PTP_SET_FNS_FNS_MASK = 0x0000ffff
+PTP_SET_NS_OFFSET = 72                                  # RW Set value: ns
+PTP_SET_NS_RESET = 0x00000000
+PTP_SET_SEC_LO_OFFSET = 76                              # RW Set value: seconds, low
+PTP_SET_SEC_LO_RESET = 0x00000000
+PTP_SET_SEC_HI_OFFSET = 80                              # RW Set value: seconds, high
+PTP_SET_SEC_HI_RESET = 0x00000000
+PTP_SET_SEC_HI_SEC_LSB = 0
+PTP_SET_SEC_HI_SEC_W = 16
+PTP_SET_SEC_HI_SEC_MASK = 0x0000ffff
+PTP_ADJ_FNS_OFFSET = 84                                 # RW Offset: fraction
+PTP_ADJ_FNS_RESET = 0x00000000
+PTP_ADJ_FNS_FNS_LSB = 0
+PTP_ADJ_FNS_FNS_W = 16
+PTP_ADJ_FNS_FNS_MASK = 0x0000ffff
+PTP_ADJ_NS_OFFSET = 88                                  # RW Offset: ns
+PTP_ADJ_NS_RESET = 0x00000000
+PTP_INCR_NS_OFFSET = 92                                 # RW New increment: ns
+PTP_INCR_NS_RESET = 0x00000000
+PTP_INCR_NS_NS_LSB = 0
+PTP_INCR_NS_NS_W = 8
+PTP_INCR_NS_NS_MASK = 0x000000ff
+PTP_INCR_FNS_OFFSET = 96                                # RW New increment: fraction
+PTP_INCR_FNS_RESET = 0x00000000
+PTP_PPS_COUNT_OFFSET = 100                              # RO Seconds counted
+PTP_STEP_COUNT_OFFSET = 104                             # RO Steps
+PTP_SET_ERR_COUNT_OFFSET = 108                          # RO Refused sets
+PTP_PEROUT_CTRL_OFFSET = 112                            # RW Periodic output control
+PTP_PEROUT_CTRL_RESET = 0x00000000
+PTP_PEROUT_CTRL_ENABLE_LSB = 0
+PTP_PEROUT_CTRL_ENABLE_W = 1
+PTP_PEROUT_CTRL_ENABLE_MASK = 0x00000001
+PTP_PEROUT_START_SEC_LO_OFFSET = 116                    # RW Periodic output: start seconds, low
+PTP_PEROUT_START_SEC_LO_RESET = 0x00000000
+PTP_PEROUT_START_SEC_HI_OFFSET = 120                    # RW Periodic output: start seconds, high
+PTP_PEROUT_START_SEC_HI_RESET = 0x00000000
+PTP_PEROUT_START_SEC_HI_SEC_LSB = 0
+PTP_PEROUT_START_SEC_HI_SEC_W = 16
+PTP_PEROUT_START_SEC_HI_SEC_MASK = 0x0000ffff
+PTP_PEROUT_START_NS_OFFSET = 124                        # RW Periodic output: start ns
+PTP_PEROUT_START_NS_RESET = 0x00000000
+PTP_PEROUT_PERIOD_SEC_OFFSET = 128                      # RW Periodic output: period seconds
+PTP_PEROUT_PERIOD_SEC_RESET = 0x00000001
+PTP_PEROUT_PERIOD_NS_OFFSET = 132                       # RW Periodic output: period ns
+PTP_PEROUT_PERIOD_NS_RESET = 0x00000000
+PTP_PEROUT_PERIOD_FNS_OFFSET = 136                      # RW Periodic output: period fraction
+PTP_PEROUT_PERIOD_FNS_RESET = 0x00000000
+PTP_PEROUT_WIDTH_NS_OFFSET = 140                        # RW Periodic output: width
+PTP_PEROUT_WIDTH_NS_RESET = 0x00000000
+PTP_PEROUT_SKIPPED_OFFSET = 144                         # RO Periodic output: skipped edges
+PTP_PEROUT_EDGES_OFFSET = 148                           # RO Periodic output: edges
 
 BLOCKS = {
     'id': {
@@ -426,14 +545,14 @@ BLOCKS = {
         'name': 'NIC_IF',
         'title': 'NIC interface',
         'type': 0x42520020,
-        'version': 0x00020000,
+        'version': 0x00030000,
         'base': 0x00020000,
         'next': 0x00000000,
         'window': 0x00000200,
         'app': True,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520020, 'fields': {'ID': (0, 32)}},
-            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00020000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
+            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00030000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
             'NEXT': {'offset': 0x08, 'access': 'RO', 'reset': 0x00000000, 'fields': {'OFFSET': (0, 32)}},
             'IF_INDEX': {'offset': 0x0c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'IF_COUNT': {'offset': 0x10, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
@@ -449,7 +568,7 @@ BLOCKS = {
             'DESC_BATCH': {'offset': 0x38, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'CPL_BATCH': {'offset': 0x3c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'MAX_DESC_PER_PKT': {'offset': 0x40, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
-            'FEATURES': {'offset': 0x44, 'access': 'RO', 'reset': None, 'fields': {'TX_CSUM': (0, 1), 'RX_CSUM': (1, 1), 'RSS': (2, 1), 'TX_SG': (3, 1)}},
+            'FEATURES': {'offset': 0x44, 'access': 'RO', 'reset': None, 'fields': {'TX_CSUM': (0, 1), 'RX_CSUM': (1, 1), 'RSS': (2, 1), 'TX_SG': (3, 1), 'PTP_TS': (4, 1)}},
             'TXQ_DB': {'offset': 0x50, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
             'RXQ_DB': {'offset': 0x54, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
             'CQ_DB': {'offset': 0x58, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
@@ -513,6 +632,58 @@ BLOCKS = {
             'IRQ_MERGED': {'offset': 0x150, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'PORT_TX_DROPS': {'offset': 0x154, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'PORT_RX_DROPS': {'offset': 0x158, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_TX_TS_CORR': {'offset': 0x15c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'CORR': (0, 32)}},
+            'PORT_RX_TS_CORR': {'offset': 0x160, 'access': 'RW', 'reset': 0x00000000, 'fields': {'CORR': (0, 32)}},
+        },
+    },
+    'ptp': {
+        'name': 'PTP',
+        'title': 'PTP hardware clock',
+        'type': 0x42520030,
+        'version': 0x00010000,
+        'base': 0x00021000,
+        'next': 0x00000000,
+        'window': 0x00000100,
+        'app': True,
+        'regs': {
+            'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520030, 'fields': {'ID': (0, 32)}},
+            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00010000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
+            'NEXT': {'offset': 0x08, 'access': 'RO', 'reset': 0x00000000, 'fields': {'OFFSET': (0, 32)}},
+            'NOM_INCR_NS': {'offset': 0x0c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'NOM_INCR_FNS': {'offset': 0x10, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'FNS_W': {'offset': 0x14, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'CMD': {'offset': 0x18, 'access': 'WO', 'reset': 0x00000000, 'fields': {'SNAP': (0, 1), 'SET_TOD': (1, 1), 'ADJ': (2, 1), 'INCR': (3, 1)}},
+            'STATUS': {'offset': 0x1c, 'access': 'RO', 'reset': None, 'fields': {'SET_ERR': (0, 1), 'PEROUT_CFG_ERR': (1, 1), 'PEROUT_LEVEL': (2, 1)}},
+            'SNAP_TOD_FNS': {'offset': 0x20, 'access': 'RO', 'reset': None, 'fields': {'FNS': (0, 16)}},
+            'SNAP_TOD_NS': {'offset': 0x24, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'SNAP_TOD_SEC_LO': {'offset': 0x28, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'SNAP_TOD_SEC_HI': {'offset': 0x2c, 'access': 'RO', 'reset': None, 'fields': {'SEC': (0, 16)}},
+            'SNAP_REL_FNS': {'offset': 0x30, 'access': 'RO', 'reset': None, 'fields': {'FNS': (0, 16)}},
+            'SNAP_REL_NS_LO': {'offset': 0x34, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'SNAP_REL_NS_HI': {'offset': 0x38, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'INCR_CUR_NS': {'offset': 0x3c, 'access': 'RO', 'reset': None, 'fields': {'NS': (0, 8)}},
+            'INCR_CUR_FNS': {'offset': 0x40, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'SET_FNS': {'offset': 0x44, 'access': 'RW', 'reset': 0x00000000, 'fields': {'FNS': (0, 16)}},
+            'SET_NS': {'offset': 0x48, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'SET_SEC_LO': {'offset': 0x4c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'SEC': (0, 32)}},
+            'SET_SEC_HI': {'offset': 0x50, 'access': 'RW', 'reset': 0x00000000, 'fields': {'SEC': (0, 16)}},
+            'ADJ_FNS': {'offset': 0x54, 'access': 'RW', 'reset': 0x00000000, 'fields': {'FNS': (0, 16)}},
+            'ADJ_NS': {'offset': 0x58, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'INCR_NS': {'offset': 0x5c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 8)}},
+            'INCR_FNS': {'offset': 0x60, 'access': 'RW', 'reset': 0x00000000, 'fields': {'FNS': (0, 32)}},
+            'PPS_COUNT': {'offset': 0x64, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'STEP_COUNT': {'offset': 0x68, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'SET_ERR_COUNT': {'offset': 0x6c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PEROUT_CTRL': {'offset': 0x70, 'access': 'RW', 'reset': 0x00000000, 'fields': {'ENABLE': (0, 1)}},
+            'PEROUT_START_SEC_LO': {'offset': 0x74, 'access': 'RW', 'reset': 0x00000000, 'fields': {'SEC': (0, 32)}},
+            'PEROUT_START_SEC_HI': {'offset': 0x78, 'access': 'RW', 'reset': 0x00000000, 'fields': {'SEC': (0, 16)}},
+            'PEROUT_START_NS': {'offset': 0x7c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'PEROUT_PERIOD_SEC': {'offset': 0x80, 'access': 'RW', 'reset': 0x00000001, 'fields': {'SEC': (0, 32)}},
+            'PEROUT_PERIOD_NS': {'offset': 0x84, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'PEROUT_PERIOD_FNS': {'offset': 0x88, 'access': 'RW', 'reset': 0x00000000, 'fields': {'FNS': (0, 32)}},
+            'PEROUT_WIDTH_NS': {'offset': 0x8c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'PEROUT_SKIPPED': {'offset': 0x90, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PEROUT_EDGES': {'offset': 0x94, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
 }
@@ -522,4 +693,5 @@ BLOCK_BY_TYPE = {
     0x42520010: 'pcie',
     0x42520011: 'msix',
     0x42520020: 'nic_if',
+    0x42520030: 'ptp',
 }

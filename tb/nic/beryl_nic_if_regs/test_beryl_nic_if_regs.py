@@ -234,7 +234,7 @@ async def test_params(dut):
     m, c, rng = await setup(dut, "params")
     exp = {"TYPE": R.NIC_IF_BLOCK_TYPE, "VERSION": R.NIC_IF_BLOCK_VERSION, "NEXT": p("BLOCK_NEXT"),
            "FEATURES": R.NIC_IF_FEATURES_TX_CSUM_MASK | R.NIC_IF_FEATURES_RX_CSUM_MASK
-           | R.NIC_IF_FEATURES_RSS_MASK | R.NIC_IF_FEATURES_TX_SG_MASK}
+           | R.NIC_IF_FEATURES_RSS_MASK | R.NIC_IF_FEATURES_TX_SG_MASK | R.NIC_IF_FEATURES_PTP_TS_MASK}
     for k in PARAMS:
         if k in OFF:
             exp[k] = p(k)
@@ -449,6 +449,14 @@ async def test_ports(dut):
                 en = en & ~(1 << sel) | b << sel
             assert int(dut.port_tx_enable.value) == en
             assert await rd(m, "PORT_CTRL") == ((en >> sel) & 1 if ok else 0)
+            # timestamp corrections: per port, out to the engines, read back; ignored out of range
+            for reg, sig in (("PORT_TX_TS_CORR", "port_tx_ts_corr"), ("PORT_RX_TS_CORR", "port_rx_ts_corr")):
+                before = int(getattr(dut, sig).value)
+                v = rng.getrandbits(32)
+                await wr(m, reg, v)
+                after = before if not ok else before & ~(0xFFFFFFFF << 32 * sel) | v << 32 * sel
+                assert int(getattr(dut, sig).value) == after, f"{reg} port {sel}"
+                assert await rd(m, reg) == (v if ok else 0)
     check_clean(c)
 
 

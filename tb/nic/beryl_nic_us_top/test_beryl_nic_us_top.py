@@ -90,14 +90,14 @@ async def test_discovery(dut):
     tb, dev = await setup(dut)
     names = [b.name for b in dev.blocks]
     nif_count = param(dut, "IF_COUNT")
-    assert names == ["id", "pcie", "msix"] + ["nic_if"] * nif_count, names
+    assert names == ["id", "pcie", "msix"] + ["nic_if"] * nif_count + ["ptp"], names
     for i, nif in enumerate(dev.interfaces):
         p = nif.p
         assert p["IF_INDEX"] == i and p["IF_COUNT"] == nif_count
         for k in ("PORT_COUNT", "TXQ_COUNT", "RXQ_COUNT", "CQ_COUNT", "EQ_COUNT", "TX_SLOTS", "RX_SLOTS",
                   "MAX_FRAME"):
             assert p[k] == param(dut, k), k
-        assert p["FEATURES"] == 0xF
+        assert p["FEATURES"] == 0x1F
         # queue state reads back what was written; an out-of-range queue is refused
         await nif.q_write(N.TXQ, 5, base_lo=0x12345000, base_hi=0x9, ctrl=0x00030700, target=77)
         q = await nif.q_read(N.TXQ, 5)
@@ -417,6 +417,55 @@ async def test_cross(dut):
     rx, _ = await pump(dut, [a, b], 40, 0)
     assert [f for k, f, _ in rx if k == 1] == fa
     assert [f for k, f, _ in rx if k == 0] == fb
+
+
+@cocotb.test()
+async def test_timestamps(dut):
+    """PTP clock and completion timestamps. The clock is set just below a second boundary through the
+    driver model; frames then go out of interface 0's port 0 and come back over the wrapper's cable
+    (one register stage: a frame's first beat shows on the RX side one clock after it left). Every TX
+    and RX completion carries a timestamp; RX - TX is exactly one clock (4 ns) for every frame, all
+    timestamps lie between clock reads taken before and after and rise frame by frame, the seconds
+    roll over on the way, and the per-port corrections add as set (+100 ns TX, -30.5 ns RX)."""
+    tb, dev = await setup(dut, seed=11)
+    ptp = dev.ptp
+    assert ptp is not None and ptp.nom_incr == 4 << 32
+    loop = param(dut, "LOOP")
+    a = dev.interfaces[0]
+    b = dev.interfaces[1] if loop == 1 else a
+    for nif in {id(a): a, id(b): b}.values():
+        await nif.start(txq_count=1, rxq_count=1, log_size=5)
+    sec0 = 0x2_0003          # above 2^17: the 18-bit seconds in the timestamp need extending
+    clk = 4 << 16            # one clock in 2^-16 ns
+
+    async def run(n, corr_tx, corr_rx, gap=0):
+        await a.set_ts_corr(0, tx_units=corr_tx)
+        await b.set_ts_corr(0, rx_units=corr_rx)
+        t0 = await ptp.get_time()
+        frames = [raw_frame(tb.rng, tb.rng.randrange(60, 1515)) for _ in range(n)]
+        await send_all(dut, a, frames[:n // 2])
+        await ClockCycles(dut.clk, gap)
+        await send_all(dut, a, frames[n // 2:])
+        rx, tx = await pump(dut, [a, b] if b is not a else [a], n, n)
+        t1 = await ptp.get_time()
+        assert [f for _, f, _ in rx] == frames
+        lo = ((t0[0] * N.NS_PER_S + t0[1]) << 16) | t0[2]
+        hi = ((t1[0] * N.NS_PER_S + t1[1]) << 16) | t1[2]
+        txu = [N.ts_units(c.timestamp, t0[0]) for c in tx]
+        rxu = [N.ts_units(c.timestamp, t0[0]) for _, _, c in rx]
+        for k in range(n):
+            assert lo <= txu[k] - corr_tx <= hi and lo <= rxu[k] - corr_rx <= hi, f"frame {k} outside the run"
+            assert rxu[k] - txu[k] == clk + corr_rx - corr_tx, \
+                f"frame {k}: RX - TX = {(rxu[k] - txu[k]) / 65536} ns"
+        assert txu == sorted(txu) and len(set(txu)) == n
+        return txu
+
+    # the second rolls over 20 us after the set; the second half of the frames leaves 40 us after the first
+    await ptp.set_time(sec0, N.NS_PER_S - 20000)
+    txu = await run(12, 0, 0, gap=10000)
+    secs = {t // (N.NS_PER_S << 16) for t in txu}
+    assert secs == {sec0, sec0 + 1}, f"the frames did not straddle the second: {secs}"
+    await run(4, 100 << 16, -(30 << 16) - 0x8000)
 
 
 @cocotb.test()
