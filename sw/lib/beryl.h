@@ -265,6 +265,38 @@ struct beryl_port_stats {
 };
 int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stats *out);
 
+/*
+ * PTP hardware clock (regs/beryl_ptp.rdl, docs/blocks/ptp.md): one per device. Time of day is
+ * {sec 48 bits, nsec 0..999999999, fns 16 bits = 2^-16 ns}. All calls return -ENODEV on a build
+ * without the block. Completion timestamps (struct beryl_cpl.timestamp) carry the low 18 bits of the
+ * seconds; beryl_ptp_ts_to_time() extends them from a recent clock read.
+ */
+struct beryl_ptp_time {
+	uint64_t sec;
+	uint32_t nsec;
+	uint16_t fns;
+};
+bool beryl_ptp_present(const struct beryl_dev *dev);
+int beryl_ptp_gettime(struct beryl_dev *dev, struct beryl_ptp_time *t);        /* atomic */
+int beryl_ptp_settime(struct beryl_dev *dev, const struct beryl_ptp_time *t);  /* -EINVAL: nsec >= 10^9 */
+/* Step by delta ns (+-2^31 ns in one command; larger steps are done as get + set). */
+int beryl_ptp_adjtime(struct beryl_dev *dev, int64_t delta_ns);
+/* Run ppb parts per billion fast (negative: slow) of the nominal rate; -ERANGE beyond +-10^8 ppb. */
+int beryl_ptp_adjfreq(struct beryl_dev *dev, double ppb);
+/* The frequency offset in use, ppb of the nominal increment (rounded to the clock's resolution). */
+int beryl_ptp_getfreq(struct beryl_dev *dev, double *ppb);
+/* Periodic output: first edge at start, then every period_ns (>= 1 ns), high for width_ns;
+ * period_ns 0 disables it. */
+int beryl_ptp_perout(struct beryl_dev *dev, const struct beryl_ptp_time *start, uint64_t period_ns,
+		     uint32_t width_ns);
+/* Completion timestamp -> time of day, the seconds taken nearest ref_sec (within 2^17 s). */
+struct beryl_ptp_time beryl_ptp_ts_to_time(uint64_t ts, uint64_t ref_sec);
+/* Time difference a - b in ns (double: 2^-16 ns resolution is kept for |a - b| < ~1.5 days). */
+double beryl_ptp_diff_ns(const struct beryl_ptp_time *a, const struct beryl_ptp_time *b);
+/* Per-port timestamp corrections in 2^-16 ns, added to the port's TX / RX timestamps (the MAC/PCS
+ * delays between the core and the wire); NULL leaves one unchanged. */
+int beryl_port_ts_corr(struct beryl_if *nif, unsigned port, const int32_t *tx_units, const int32_t *rx_units);
+
 struct beryl_queue_stats {
 	uint64_t packets, bytes, drops;
 };

@@ -42,7 +42,12 @@ struct beryl_dev {
 	struct beryl_if *ifs;
 	unsigned nifs;
 	int pcie_base;                  /* BAR0 offset of the PCIe block (DMA counters), or -1 */
+	int ptp_base;                   /* BAR0 offset of the PTP clock block, or -1 */
+	uint64_t ptp_nom_incr;          /* its nominal increment, 2^-32 ns */
 };
+
+/* PTP clock block at BAR0 offset `base`: read its build parameters (ptp.c) */
+int beryl_ptp_load(struct beryl_dev *dev, uint32_t base);
 
 /* registers of an interface block */
 int beryl_if_rd(struct beryl_if *nif, uint32_t reg, uint32_t *val);

@@ -15,6 +15,7 @@ static const struct {
 	{ BERYL_PCIE_BLOCK_TYPE, "pcie" },
 	{ BERYL_MSIX_BLOCK_TYPE, "msix" },
 	{ BERYL_NIC_IF_BLOCK_TYPE, "nic_if" },
+	{ BERYL_PTP_BLOCK_TYPE, "ptp" },
 };
 
 static const char *block_name(uint32_t type)
@@ -198,9 +199,16 @@ int beryl_open_transport(struct beryl_transport *t, struct beryl_dev **out)
 	if (err)
 		goto fail;
 	dev->pcie_base = -1;
+	dev->ptp_base = -1;
 	for (unsigned i = 0; i < dev->nblocks; i++) {
 		if (dev->blocks[i].type == BERYL_PCIE_BLOCK_TYPE && dev->pcie_base < 0)
 			dev->pcie_base = (int)dev->blocks[i].offset;
+		if (dev->blocks[i].type == BERYL_PTP_BLOCK_TYPE && dev->ptp_base < 0 &&
+		    major(dev->blocks[i].version) == major(BERYL_PTP_BLOCK_VERSION)) {
+			err = beryl_ptp_load(dev, dev->blocks[i].offset);
+			if (err)
+				goto fail;
+		}
 		if (dev->blocks[i].type == BERYL_MSIX_BLOCK_TYPE) {
 			err = beryl_read32(dev, dev->blocks[i].offset + BERYL_MSIX_VECTOR_COUNT_OFFSET,
 					   &dev->id.msix_vectors);

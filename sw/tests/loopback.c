@@ -2,7 +2,9 @@
 /*
  * loopback: integration check through a device: frames from interface A to interface B (cabled to
  * each other, or A looped to itself), data, checksum insertion and RX sums checked, then the NIC's
- * counters. Prints one JSON line; exit 0 if everything arrived intact.
+ * counters. With a PTP clock, also the RX - TX timestamp difference of every frame (the wire's delay,
+ * first bit out to first bit in, when the ports' corrections are 0). Prints one JSON line; exit 0 if
+ * everything arrived intact.
  *   loopback [-s SOCKET] [--count N] [--irq] [--queues N] [--from A] [--to B]
  */
 #include <errno.h>
@@ -82,6 +84,11 @@ int main(int argc, char **argv)
 	struct beryl_dev *dev;
 	struct beryl_if *a, *b;
 	struct beryl_counter ca[32], cb[32];
+	uint32_t *tx_seq = NULL;        /* TX queue q, ring index i -> frame number */
+	uint64_t *tx_ts = NULL, *rx_ts = NULL;
+	struct beryl_ptp_time tnow;
+	double dmin = 0, dmax = 0, dsum = 0;
+	unsigned nts = 0;
 	int c, err, na, nb;
 
 	while ((c = getopt_long(argc, argv, "s:n:iq:a:b:t:", lopts, NULL)) != -1) {
@@ -117,11 +124,18 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	seen = calloc(count, sizeof(*seen));
+	tx_ts = calloc(count, sizeof(*tx_ts));
+	rx_ts = calloc(count, sizeof(*rx_ts));
+	tx_seq = calloc((size_t)nq * 65536u, sizeof(*tx_seq));
 	a = beryl_if_get(dev, ia);
 	b = ia == ib ? a : beryl_if_get(dev, ib);
-	if (!a || !b || !seen) {
+	if (!a || !b || !seen || !tx_ts || !rx_ts || !tx_seq) {
 		fprintf(stderr, "loopback: %s\n", beryl_errmsg());
 		beryl_close(dev);
+		free(seen);
+		free(tx_ts);
+		free(rx_ts);
+		free(tx_seq);
 		return 2;
 	}
 	{
@@ -152,6 +166,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "loopback: start: %s\n", beryl_errmsg());
 			beryl_close(dev);
 			free(seen);
+			free(tx_ts);
+			free(rx_ts);
+			free(tx_seq);
 			return 1;
 		}
 	}
@@ -161,8 +178,10 @@ int main(int argc, char **argv)
 		unsigned pending = 0;
 		uint32_t vec;
 
-		/* keep a window of frames in flight; sizes 60..1500, every third with checksum insertion */
-		while (sent < count && sent - got < 48) {
+		/* keep a window of frames in flight; sizes 60..1500, every third with checksum insertion; only
+		 * while the ring has room for a frame's descriptors (at most 5 of 512 bytes): on a full ring
+		 * send reclaims completions itself, and their timestamps would be lost to this program */
+		while (sent < count && sent - got < 48 && beryl_tx_pending(a, sent % nq) + 5 <= 64) {
 			uint8_t f[2048];
 			size_t len = udp_frame(f, 18 + (sent * 97) % 1440, sent, sent % 16);
 			struct iovec iov[3] = { { f, 20 }, { f + 20, 30 }, { f + 50, len - 50 } };
@@ -177,6 +196,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "loopback: send: %s\n", beryl_errmsg());
 				goto out;
 			}
+			tx_seq[q * 65536u + (unsigned)err] = sent;
 			sent++;
 		}
 		if (irq) {
@@ -187,12 +207,16 @@ int main(int argc, char **argv)
 			}
 		}
 		for (unsigned q = 0; q < nq; q++) {
-			int n = beryl_tx_complete(a, q, NULL, 0);
+			struct beryl_cpl tc[64];
+			int n = beryl_tx_complete(a, q, tc, 64);
 
 			if (n < 0) {
 				fprintf(stderr, "loopback: tx completions: %s\n", beryl_errmsg());
 				goto out;
 			}
+			for (int i = 0; i < n; i++)
+				if (tc[i].status == BERYL_CPL_OK)
+					tx_ts[tx_seq[q * 65536u + tc[i].index]] = tc[i].timestamp;
 			n = beryl_rx_poll(b, q, pk, 32);
 			if (n < 0) {
 				fprintf(stderr, "loopback: receive: %s\n", beryl_errmsg());
@@ -206,6 +230,8 @@ int main(int argc, char **argv)
 				uint32_t s;
 
 				got++;
+				if (seq < count)
+					rx_ts[seq] = pk[i].cpl.timestamp;
 				/* the checksum field differs where the device inserted it: compare the rest */
 				if (pk[i].cpl.status || !len || pk[i].len != len || memcmp(pk[i].data, want, 40) ||
 				    memcmp(pk[i].data + 42, want + 42, len - 42) ||
@@ -227,10 +253,28 @@ int main(int argc, char **argv)
 out:
 	na = beryl_if_counters(a, ca, 32);
 	nb = beryl_if_counters(b, cb, 32);
+	if (beryl_ptp_present(dev) && !beryl_ptp_gettime(dev, &tnow)) {
+		for (unsigned k = 0; k < count; k++) {
+			if (!tx_ts[k] || !rx_ts[k])
+				continue;
+			struct beryl_ptp_time tt = beryl_ptp_ts_to_time(tx_ts[k], tnow.sec);
+			struct beryl_ptp_time rt = beryl_ptp_ts_to_time(rx_ts[k], tnow.sec);
+			double d = beryl_ptp_diff_ns(&rt, &tt);
+
+			dmin = nts && dmin < d ? dmin : d;
+			dmax = nts && dmax > d ? dmax : d;
+			dsum += d;
+			nts++;
+		}
+	}
 	printf("{\"count\": %u, \"received\": %u, \"bad\": %u, \"csum_bad\": %u, \"tx_completions\": %u, "
-	       "\"seconds\": %.3f, \"tx_pkts\": %u, \"rx_pkts\": %u}\n", count, got, bad, csum_bad, done,
-	       now() - t0, na > 0 ? ca[0].value : 0, nb > 4 ? cb[4].value : 0);
+	       "\"seconds\": %.3f, \"tx_pkts\": %u, \"rx_pkts\": %u, \"ts_frames\": %u, \"ts_delay_min_ns\": %.4f, "
+	       "\"ts_delay_max_ns\": %.4f, \"ts_delay_mean_ns\": %.4f}\n", count, got, bad, csum_bad, done,
+	       now() - t0, na > 0 ? ca[0].value : 0, nb > 4 ? cb[4].value : 0, nts, dmin, dmax, nts ? dsum / nts : 0.0);
 	beryl_close(dev);
 	free(seen);
+	free(tx_seq);
+	free(tx_ts);
+	free(rx_ts);
 	return got == count && done == count && !bad && !csum_bad ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "beryl.h"
 #include "beryl_regs.h"
@@ -39,6 +40,11 @@ static void usage(FILE *f)
 		"  rss get [--if N]\n"
 		"  rss set [--if N] [--key HEX] [--table Q0,Q1,..|--equal N] [--hash LIST] [--enable|--disable]\n"
 		"          [--default Q]               LIST: ipv4,ipv4-tcp,ipv4-udp,ipv6,ipv6-tcp,ipv6-udp,all,none\n"
+		"  ptp get                             PTP clock: time of day and frequency offset\n"
+		"  ptp set SEC[.NSEC]|now              set the time (now: this host's CLOCK_REALTIME)\n"
+		"  ptp adjtime NS | adjfreq PPB        step by NS ns / run PPB ppb fast (negative after --)\n"
+		"  ptp perout START_SEC PERIOD_NS [WIDTH_NS] | perout off\n"
+		"                                      periodic output (default width: half the period)\n"
 		"options: -s, --socket PATH  simulator socket (default %s)\n"
 		"         -t, --transport T  transport (default sim)\n"
 		"         -j, --json         JSON output\n"
@@ -73,6 +79,7 @@ static const struct {
 } features[] = {
 	{ BERYL_NIC_IF_FEATURES_TX_CSUM_MASK, "tx-csum" }, { BERYL_NIC_IF_FEATURES_RX_CSUM_MASK, "rx-csum" },
 	{ BERYL_NIC_IF_FEATURES_RSS_MASK, "rss" }, { BERYL_NIC_IF_FEATURES_TX_SG_MASK, "tx-sg" },
+	{ BERYL_NIC_IF_FEATURES_PTP_TS_MASK, "ptp-ts" },
 };
 
 /* ------------------------------------------------------------------ info */
@@ -538,6 +545,101 @@ static int parse_queue(const char *s, struct opts *o)
 	return -1;
 }
 
+/* ------------------------------------------------------------------ ptp */
+
+static int parse_i64(const char *s, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	return errno || end == s || *end ? -1 : 0;
+}
+
+/* SEC[.NSEC] with up to 9 fraction digits */
+static int parse_time(const char *s, struct beryl_ptp_time *t)
+{
+	char *end;
+	unsigned long long sec;
+
+	memset(t, 0, sizeof(*t));
+	errno = 0;
+	sec = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	t->sec = sec;
+	if (*end == '.') {
+		unsigned digits = 0;
+		for (end++; *end >= '0' && *end <= '9' && digits < 9; end++, digits++)
+			t->nsec = t->nsec * 10 + (uint32_t)(*end - '0');
+		for (; digits < 9; digits++)
+			t->nsec *= 10;
+	}
+	return *end ? -1 : 0;
+}
+
+static int cmd_ptp(struct beryl_dev *dev, const struct opts *o, const char *verb, char **args, int nargs)
+{
+	struct beryl_ptp_time t;
+	long long v;
+	double ppb;
+	int err = 0;
+
+	if (!strcmp(verb, "get")) {
+		if (nargs)
+			goto usage;
+		err = beryl_ptp_gettime(dev, &t);
+		if (!err)
+			err = beryl_ptp_getfreq(dev, &ppb);
+		if (err)
+			return fail(err, "ptp get");
+		if (o->json)
+			printf("{\"sec\": %llu, \"nsec\": %u, \"fns\": %u, \"freq_ppb\": %.6f}\n",
+			       (unsigned long long)t.sec, t.nsec, t.fns, ppb);
+		else
+			printf("time %llu.%09u s, frequency %+.6f ppb\n", (unsigned long long)t.sec, t.nsec, ppb);
+		return 0;
+	}
+	if (!strcmp(verb, "set") && nargs == 1) {
+		if (!strcmp(args[0], "now")) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			t = (struct beryl_ptp_time){ .sec = (uint64_t)ts.tv_sec, .nsec = (uint32_t)ts.tv_nsec };
+		} else if (parse_time(args[0], &t)) {
+			goto usage;
+		}
+		err = beryl_ptp_settime(dev, &t);
+	} else if (!strcmp(verb, "adjtime") && nargs == 1) {
+		if (parse_i64(args[0], &v))
+			goto usage;
+		err = beryl_ptp_adjtime(dev, v);
+	} else if (!strcmp(verb, "adjfreq") && nargs == 1) {
+		char *end;
+		ppb = strtod(args[0], &end);
+		if (end == args[0] || *end)
+			goto usage;
+		err = beryl_ptp_adjfreq(dev, ppb);
+	} else if (!strcmp(verb, "perout") && nargs == 1 && !strcmp(args[0], "off")) {
+		err = beryl_ptp_perout(dev, NULL, 0, 0);
+	} else if (!strcmp(verb, "perout") && (nargs == 2 || nargs == 3)) {
+		long long period, width = -1;
+		if (parse_time(args[0], &t) || parse_i64(args[1], &period) || period <= 0 ||
+		    (nargs == 3 && (parse_i64(args[2], &width) || width < 0)))
+			goto usage;
+		if (width < 0)
+			width = period / 2 < 999999999 ? period / 2 : 999999999;
+		err = beryl_ptp_perout(dev, &t, (uint64_t)period, (uint32_t)width);
+	} else {
+		goto usage;
+	}
+	if (err)
+		return fail(err, verb);
+	return 0;
+usage:
+	fprintf(stderr, "%s: ptp: bad arguments (see --help)\n", prog);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -618,12 +720,13 @@ int main(int argc, char **argv)
 		cmd = argv[optind++];
 	if (optind < argc)
 		verb = argv[optind++];
-	if (!cmd || (strcmp(cmd, "rss") && verb) || optind < argc ||
-	    (strcmp(cmd, "info") && strcmp(cmd, "dump") && strcmp(cmd, "stats") && strcmp(cmd, "rss"))) {
+	if (!cmd || (strcmp(cmd, "rss") && strcmp(cmd, "ptp") && verb) || (strcmp(cmd, "ptp") && optind < argc) ||
+	    (strcmp(cmd, "info") && strcmp(cmd, "dump") && strcmp(cmd, "stats") && strcmp(cmd, "rss") &&
+	     strcmp(cmd, "ptp"))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(cmd, "rss") && !verb)
+	if ((!strcmp(cmd, "rss") || !strcmp(cmd, "ptp")) && !verb)
 		verb = "get";
 	err = beryl_open(o.transport, o.socket, &dev);
 	if (err)
@@ -634,6 +737,8 @@ int main(int argc, char **argv)
 		rc = cmd_dump(dev, &o);
 	else if (!strcmp(cmd, "stats"))
 		rc = cmd_stats(dev, &o);
+	else if (!strcmp(cmd, "ptp"))
+		rc = cmd_ptp(dev, &o, verb, argv + optind, argc - optind);
 	else
 		rc = cmd_rss(dev, &o, verb);
 	beryl_close(dev);

@@ -219,7 +219,10 @@ def test_tap_bridge_fake(build, fake_sim, mode):
 
 # ---------------------------------------------------------------------- the C++ simulator (sim/)
 def find_sim():
-    """The default C++ simulator build (made here if missing, under the shared build lock)."""
+    """The default C++ simulator build (made here if missing, under the shared build lock), or the
+    binary named by BERYL_SIM_BIN."""
+    if os.environ.get("BERYL_SIM_BIN"):
+        return os.environ["BERYL_SIM_BIN"]
     sys.path.insert(0, str(REPO / "tb" / "common"))
     import sim_build
     try:
@@ -238,9 +241,9 @@ def sim_factory(build, tmp_path):
         pytest.skip("no C++ compiler: the simulator cannot be built, no integration run")
     servers = []
 
-    def start():
+    def start(*extra):
         sock = str(tmp_path / f"sim{len(servers)}.sock")
-        servers.append(Server([binary, "--socket", sock, "--mem-mb", "64", "--quiet"], sock))
+        servers.append(Server([binary, "--socket", sock, "--mem-mb", "64", "--quiet", *extra], sock))
         return sock
 
     yield start
@@ -275,6 +278,68 @@ def test_sim_info_and_loopback(build, sim_factory, mode):
     dump = json.loads(run([build["bin"] / "beryl", "-s", sock, "dump", "--json", "--queue", "txq:0"]).stdout)
     q = dump["queues"][0]
     assert q["log_size"] == 6 and q["prod"] == q["cons"] and not q["enable"]   # stopped cleanly
+
+
+def test_sim_ptp_clock(build, sim_factory):
+    """The PTP clock through the CLI and libberyl on the RTL: set, atomic get, frequency (read back
+    and measured against the simulator's own cycle count), step, periodic output, errors. Times are
+    checked against the simulated clock (STATS cycles x 4 ns), not against the clock's own reads."""
+    sock = sim_factory()
+    cli = [build["bin"] / "beryl", "-s", sock]
+
+    def get():
+        return json.loads(run(cli + ["ptp", "get", "--json"]).stdout)
+
+    def cycles():
+        return json.loads(run(cli + ["info", "--json"]).stdout)["simulator"]["cycles"]
+
+    run(cli + ["ptp", "set", "1700000000.250000000"])
+    t = get()
+    assert t["sec"] == 1700000000 and 250_000_000 <= t["nsec"] < 250_000_000 + 2_000_000, t
+    assert t["freq_ppb"] == 0
+    # +250 ppm: over a stretch of simulated time the clock gains 250e-6 of it (x 4 ns per cycle)
+    run(cli + ["ptp", "adjfreq", "250000"])
+    assert abs(get()["freq_ppb"] - 250000) < 0.06    # one increment LSB: 2^-32 ns of 4 ns = 0.058 ppb
+    c0, t0 = cycles(), get()
+    for _ in range(40):
+        run(cli + ["ptp", "get"])
+    c1, t1 = cycles(), get()
+    el_clock = (t1["sec"] - t0["sec"]) * 10**9 + t1["nsec"] - t0["nsec"]
+    el_sim = (c1 - c0) * 4
+    # the two reads are not at the same cycles as the STATS replies: allow the accesses' few us
+    assert abs(el_clock - el_sim * 1.00025) < 3000 and el_sim > 100_000, (el_clock, el_sim)
+    run(cli + ["ptp", "adjfreq", "0"])
+    # steps: -1.5 ms in one command, +3 s (beyond one command's range: get + set)
+    a = get()
+    run(cli + ["ptp", "adjtime", "--", "-1500000"])
+    b = get()
+    d = (b["sec"] - a["sec"]) * 10**9 + b["nsec"] - a["nsec"]
+    assert -1_500_000 < d < -1_500_000 + 2_000_000, d
+    run(cli + ["ptp", "adjtime", "3000000000"])
+    c = get()
+    assert 3 * 10**9 <= (c["sec"] - b["sec"]) * 10**9 + c["nsec"] - b["nsec"] < 3 * 10**9 + 2_000_000
+    # periodic output: accepted; a zero period is a usage error, bad numbers too
+    run(cli + ["ptp", "perout", f"{c['sec'] + 1}", "1000000"])
+    run(cli + ["ptp", "perout", "off"])
+    for bad in (["perout", "1", "0"], ["set", "12.x"], ["adjfreq", "fast"], ["adjtime"], ["frobnicate"]):
+        r = run(cli + ["ptp", *bad], check=False)
+        assert r.returncode == 2, (bad, r.returncode, r.stderr)
+    r = run(cli + ["ptp", "adjfreq", "200000000"], check=False)
+    assert r.returncode == 1 and "outside" in r.stderr
+
+
+def test_sim_timestamps_wire_delay(build, sim_factory):
+    """Frames from interface 0 over a 1 us wire to interface 1: the RX timestamp minus the TX timestamp
+    of every frame (taken from the completions by libberyl) is the wire's delay, to within one clock."""
+    sock = sim_factory("--wire", "0:1:1000")
+    info = json.loads(run([build["bin"] / "beryl", "-s", sock, "info", "--json"]).stdout)
+    if len(info["interfaces"]) < 2:
+        pytest.skip("the simulator build has one interface")
+    res = json.loads(run([build["bin"] / "loopback", "-s", sock, "--count", "120", "--from", "0", "--to", "1"],
+                         timeout=300).stdout)
+    assert res["received"] == 120 and res["bad"] == 0
+    assert res["ts_frames"] == 120, res
+    assert 996 <= res["ts_delay_min_ns"] and res["ts_delay_max_ns"] <= 1004, res
 
 
 @pytest.mark.skipif(not _netns_ok(), reason="needs root, /dev/net/tun and ip (TAP devices, namespaces)")
