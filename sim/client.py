@@ -11,6 +11,7 @@
     c.gen(port=0, count=1000, length=1514)    # port 0 RX: 1000 frames at line rate (GEN)
     c.port_stats(0)                           # STATS of one port (generator, TX window)
     c.close()                                 # BYE
+    c1 = SimClient("/tmp/beryl-sim.sock.1")   # NIC 1 of `beryl-sim --nics 2` (its own BAR0, memory, ports)
 
 For the async driver model (tb/model/beryl_nic.py): `c.aread32`, `c.awrite32`, `c.alloc`.
 The shared-memory allocator is a bump allocator with 64-byte alignment (free() is not needed

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Ethernet side of beryl-sim: per NIC port a TX collector paced at line rate, an RX queue of
 // frames with arrival times, a line-rate RX frame generator, wires between ports (delay, loss,
-// reordering) and Linux TAP devices.
+// reordering; ports of one NIC or of two NICs) and Linux TAP devices. Times are global
+// picoseconds (the time base all NICs of the simulator share).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -12,7 +13,7 @@
 namespace beryl {
 
 struct Frame {
-  int64_t arrive_ps = 0;
+  int64_t arrive_ps = 0;   // global time from which its first beat may be presented to the RX
   bool bad = false;       // delivered with the MAC's bad-frame flag (s_axis_rx_tuser) on its last beat
   std::vector<uint8_t> data;
 };
@@ -41,7 +42,8 @@ class FramePool {
 enum PortMode { PM_NONE, PM_WIRE, PM_TAP };
 
 struct WireCfg {
-  double delay_ns = 50;   // propagation delay after the last byte leaves
+  double delay_ns = 50;   // first bit out to first bit in: the frame's first beat may reach the peer's
+                          // RX this long after its first TX beat, not before its last TX beat
   double loss = 0;        // drop probability per frame
   double reorder = 0;     // probability a frame is held back behind the next one
   double bad = 0;         // probability a frame arrives flagged bad (FCS error)
@@ -49,13 +51,14 @@ struct WireCfg {
 
 struct Port {
   PortMode mode = PM_NONE;
-  int peer = -1;          // wire: the other port's index
+  int peer = -1;          // wire: the other port's global index (NIC * ports per NIC + port)
   WireCfg wire;
   std::string tap_name;
   int tap_fd = -1;
   // TX side (RTL -> outside): collector and line-rate pacing credit (bytes)
   Frame tx_cur;
   double tx_credit = 0;
+  int64_t tx_sof_ps = 0;      // time the first beat of tx_cur was taken
   // TX measurement window (restarted by a GEN message): frames whose last beat the port took,
   // and the cycles of the first and the last of them (-1: none yet)
   uint64_t win_tx_frames = 0;
@@ -81,6 +84,9 @@ struct Port {
   // statistics
   uint64_t tx_frames = 0, tx_bytes = 0, rx_frames = 0, rx_bytes = 0, dropped = 0, reordered = 0, rx_bad = 0;
   uint64_t tx_unconnected = 0;
+  // global time of the first beat of the latest frame the port transmitted (taken by the TX
+  // pacing) and of the latest frame presented to its RX (-1: none yet): wire delay checks
+  int64_t last_tx_sof_ps = -1, last_rx_sof_ps = -1;
 };
 
 // xorshift64*: the wire's loss/reorder decisions, seeded for reproducible runs.

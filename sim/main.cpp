@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // beryl-sim: the Beryl NIC RTL (beryl_nic_us_top, verilated) with a C++ PCIe host model, Ethernet
 // wires/TAP devices on its ports, and a UNIX-socket server for the driver (docs/sim_protocol.md).
-// The clock runs only while something is in flight; idle, the process sleeps in poll().
+// One or two NIC instances, each with its own oscillator (period, phase) on one global time line
+// in picoseconds; a NIC is clocked at its own edges. The clock runs only while something is in
+// flight; idle, the process sleeps in poll().
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +20,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,7 +52,8 @@ using namespace beryl;
 #define CFG_NAME "default"
 #endif
 
-static constexpr int NP = P_IF_COUNT * P_PORT_COUNT;
+static constexpr int NP = P_IF_COUNT * P_PORT_COUNT;   // ports per NIC
+static constexpr int MAX_NICS = 2;
 static constexpr uint64_t HOST_MEM_BASE = 0x100000000ull;
 static constexpr uint32_t BAR0_SIZE = 1u << 18;
 static constexpr uint32_t MSIX_TABLE = 0x10000;
@@ -68,10 +73,11 @@ static void logf(const char* fmt, ...) {
   va_end(ap);
 }
 
-static std::string g_cleanup_shm;  // host memory file to remove if we die after creating it
+// host memory files and sockets to remove if we die after creating them
+static std::vector<std::string> g_cleanup_files;
 
 [[noreturn]] static void die(const char* fmt, ...) {
-  if (!g_cleanup_shm.empty()) unlink(g_cleanup_shm.c_str());
+  for (auto& f : g_cleanup_files) unlink(f.c_str());
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "beryl-sim: error: ");
@@ -89,8 +95,13 @@ static double wall_now() {
 
 // ----------------------------------------------------------------------------- options
 struct Opts {
+  int nics = 1;
   std::string socket_path = "/tmp/beryl-sim.sock";
+  std::string socket_1;       // NIC 1's socket (default: socket_path + ".1")
   std::string shm_path;
+  std::string shm_1;          // NIC 1's host memory file (default: shm_path + ".1")
+  std::vector<std::pair<int, double>> ppm;        // --ppm I:X, checked against --nics after parsing
+  std::vector<std::pair<int, double>> phase_ps;   // --phase-ps I:P
   uint64_t mem_mb = 256;
   PcieCfg pcie;
   std::vector<std::pair<int, int>> wires;
@@ -102,14 +113,23 @@ struct Opts {
   uint64_t seed = 1;
   uint64_t bench_cycles = 0;  // run this many cycles (clocking even when idle) and exit
   bool no_default_wire = false;
+  // per NIC, derived after parsing: clock period and phase (ps) and frequency offset (ppm)
+  double period_ps[MAX_NICS] = {0, 0};
+  double phase[MAX_NICS] = {0, 0};
+  double ppm_of[MAX_NICS] = {0, 0};
 };
 
 static void usage() {
   fprintf(stderr,
-          "usage: beryl-sim [options]   (build %s: %d interface(s) x %d port(s))\n"
-          "  --socket PATH          driver socket (default /tmp/beryl-sim.sock)\n"
-          "  --shm PATH             host memory file (default /dev/shm/beryl-sim-<pid>)\n"
-          "  --mem-mb N             host memory size, MiB (default 256)\n"
+          "usage: beryl-sim [options]   (build %s: %d interface(s) x %d port(s) per NIC)\n"
+          "  --nics N               NIC instances, 1 or 2 (default 1); port p of NIC i is global port i * %d + p\n"
+          "  --ppm I:X              NIC I's clock is X ppm fast (negative: slow; period 4000 ps / (1 + X 1e-6))\n"
+          "  --phase-ps I:P         NIC I's rising edges at k * period + P ps (0 <= P < period; default 0)\n"
+          "  --socket PATH          NIC 0's driver socket (default /tmp/beryl-sim.sock; NIC 1: PATH.1)\n"
+          "  --socket-1 PATH        NIC 1's driver socket\n"
+          "  --shm PATH             NIC 0's host memory file (default /dev/shm/beryl-sim-<pid>; NIC 1: PATH.1)\n"
+          "  --shm-1 PATH           NIC 1's host memory file\n"
+          "  --mem-mb N             host memory size per NIC, MiB (default 256)\n"
           "  --gen 3|4|5            PCIe generation (default 3)\n"
           "  --width 8|16           link width (default 16)\n"
           "  --mps BYTES            max payload size 128..1024 (default 256)\n"
@@ -125,16 +145,35 @@ static void usage() {
           "  --credit-return-ns X   credit return delay after arrival (default 100)\n"
           "  --fc-update-ns X       return credits in UpdateFC DLLPs: freed credit-return-ns after\n"
           "                         arrival, sent when this timer expires, + link delay (default 0: off)\n"
-          "  --wire A:B[:DELAY_NS[:LOSS[:REORDER[:BAD]]]]  cable port A to port B\n"
+          "  --wire A:B[:DELAY_NS[:LOSS[:REORDER[:BAD]]]]  cable global port A to port B; DELAY_NS is\n"
+          "                         first bit out to first bit in (not before the frame has been sent)\n"
           "  --wire-delay-ns X --loss P --reorder P --bad-frames P   defaults for --wire (50 ns, 0, 0, 0)\n"
-          "  --no-wire              leave ports unconnected (default build cables 0:1)\n"
-          "  --tap [PORT:]NAME      port <-> Linux TAP device NAME (needs CAP_NET_ADMIN)\n"
+          "  --no-wire              leave ports unconnected (default: one NIC cables 0:1; two NICs cable\n"
+          "                         NIC 0 port p to NIC 1 port p for every p)\n"
+          "  --tap [PORT:]NAME      global port <-> Linux TAP device NAME (needs CAP_NET_ADMIN)\n"
           "  --line-gbps X          line rate of every port, TX pacing and the GEN generator (default 100)\n"
           "  --idle-grace N         cycles to keep clocking after the last activity (default 4096)\n"
           "  --seed N               wire loss/reorder seed\n"
-          "  --bench-cycles N       clock N cycles with no driver, print speed, exit\n"
+          "  --bench-cycles N       clock until NIC 0 made N cycles with no driver, print speed, exit\n"
           "  --quiet                no log on stderr\n",
-          CFG_NAME, P_IF_COUNT, P_PORT_COUNT);
+          CFG_NAME, P_IF_COUNT, P_PORT_COUNT, NP);
+}
+
+// "I:X" (NIC index, number); dies with a message naming the option otherwise
+static std::pair<int, double> nic_value(const char* opt, const char* s) {
+  char* end = nullptr;
+  long i = strtol(s, &end, 10);
+  if (end == s || *end != ':') die("%s wants NIC:VALUE, got '%s'", opt, s);
+  const char* v = end + 1;
+  double x = strtod(v, &end);
+  if (end == v || *end || !std::isfinite(x)) die("%s wants NIC:VALUE, got '%s'", opt, s);
+  if (i < 0 || i > 1000) die("%s %s: there is no NIC %ld", opt, s, i);
+  return {int(i), x};
+}
+
+static std::string nics_text(int nics) {
+  return nics == 1 ? "one NIC: NIC 0; --nics 2 runs two" : "--nics " + std::to_string(nics) + ": NICs 0.." +
+                                                               std::to_string(nics - 1);
 }
 
 static Opts parse(int argc, char** argv) {
@@ -143,10 +182,24 @@ static Opts parse(int argc, char** argv) {
     if (i + 1 >= argc) die("option %s needs a value", argv[i]);
     return argv[++i];
   };
+  std::vector<std::string> ppm_args, phase_args;   // as given, for messages
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
-    if (a == "--socket") o.socket_path = need(i);
+    if (a == "--nics") {
+      const char* s = need(i);
+      char* end = nullptr;
+      long n = strtol(s, &end, 10);
+      if (end == s || *end || n < 1 || n > MAX_NICS) die("--nics %s: beryl-sim runs 1 or 2 NICs", s);
+      o.nics = int(n);
+    } else if (a == "--ppm" || a == "--phase-ps") {
+      const char* s = need(i);
+      auto v = nic_value(a.c_str(), s);
+      (a == "--ppm" ? o.ppm : o.phase_ps).push_back(v);
+      (a == "--ppm" ? ppm_args : phase_args).push_back(s);
+    } else if (a == "--socket") o.socket_path = need(i);
+    else if (a == "--socket-1") o.socket_1 = need(i);
     else if (a == "--shm") o.shm_path = need(i);
+    else if (a == "--shm-1") o.shm_1 = need(i);
     else if (a == "--mem-mb") o.mem_mb = strtoull(need(i), nullptr, 0);
     else if (a == "--gen") o.pcie.gen = atoi(need(i));
     else if (a == "--width") o.pcie.width = atoi(need(i));
@@ -195,6 +248,27 @@ static Opts parse(int argc, char** argv) {
     else if (a == "-h" || a == "--help") { usage(); exit(0); }
     else { usage(); die("unknown option %s", a.c_str()); }
   }
+  // per-NIC clocks: checked here, where --nics is known
+  for (size_t k = 0; k < o.ppm.size(); k++) {
+    auto& v = o.ppm[k];
+    if (v.first >= o.nics)
+      die("--ppm %s: there is no NIC %d (%s)", ppm_args[k].c_str(), v.first, nics_text(o.nics).c_str());
+    if (!(v.second > -100000 && v.second < 100000))
+      die("--ppm %s: the offset must lie between -100000 and 100000 ppm", ppm_args[k].c_str());
+    o.ppm_of[v.first] = v.second;
+  }
+  for (int n = 0; n < MAX_NICS; n++) o.period_ps[n] = o.pcie.clk_ns * 1000.0 / (1.0 + o.ppm_of[n] * 1e-6);
+  for (size_t k = 0; k < o.phase_ps.size(); k++) {
+    auto& v = o.phase_ps[k];
+    if (v.first >= o.nics)
+      die("--phase-ps %s: there is no NIC %d (%s)", phase_args[k].c_str(), v.first, nics_text(o.nics).c_str());
+    if (!(v.second >= 0 && v.second < o.period_ps[v.first]))
+      die("--phase-ps %s: the phase must lie in 0 <= P < %.3f ps (NIC %d's period)", phase_args[k].c_str(),
+          o.period_ps[v.first], v.first);
+    o.phase[v.first] = v.second;
+  }
+  if (o.nics < 2 && !o.socket_1.empty()) die("--socket-1 needs --nics 2");
+  if (o.nics < 2 && !o.shm_1.empty()) die("--shm-1 needs --nics 2");
   auto p = o.pcie;
   if (p.gen < 3 || p.gen > 5) die("--gen must be 3, 4 or 5");
   if (p.width != 8 && p.width != 16) die("--width must be 8 or 16");
@@ -206,37 +280,58 @@ static Opts parse(int argc, char** argv) {
 }
 
 
-// ----------------------------------------------------------------------------- the simulator
-class Sim {
+// ----------------------------------------------------------------------------- one NIC
+// One NIC instance: its verilated model (own VerilatedContext), PCIe host model and host memory
+// file, its ports (a slice of the simulator's global port array) and its driver socket. Its
+// cycle k is the rising edge at global time phase + k * period (ps, rounded to the picosecond).
+class Nic {
  public:
-  explicit Sim(const Opts& o) : o_(o), rng_(o.seed) {
+  Nic(const Opts& o, int idx, std::vector<Port>& all_ports, FramePool& fpool, Rng& rng)
+      : o_(o), idx_(idx), all_(all_ports.data()), ports_(all_ports.data() + idx * NP), fpool_(fpool), rng_(rng) {
+    period_ps_ = o.period_ps[idx];
+    phase_ps_ = o.phase[idx];
+    // an exact integer period and phase (every NIC without --ppm/--phase-ps): integer edge times
+    exact_ = period_ps_ == std::floor(period_ps_) && phase_ps_ == std::floor(phase_ps_);
+    period_int_ = int64_t(period_ps_);
+    now_ps_ = edge_ps(0);
+    // bytes of line-rate credit per cycle of this NIC: a fast NIC's cycle carries fewer bytes
+    double clk_ns = period_ps_ / 1000.0;
+    credit_per_cycle_ = o.line_gbps * 1e9 / 8 * clk_ns * 1e-9;
+    socket_path_ = idx == 0 ? o.socket_path : (o.socket_1.empty() ? o.socket_path + ".1" : o.socket_1);
+    if (o.nics > 1) tag_ = "NIC " + std::to_string(idx) + ": ";
     setup_mem();
     host_.reset(new PcieHost(o.pcie, mem_, HOST_MEM_BASE, mem_size_));
     host_->on_bar_cpl = [this](uint8_t tag, uint32_t v, uint8_t status) { bar_cpl(tag, v, status); };
     host_->on_irq = [this](uint32_t vec) { irq(vec); };
-    host_->on_log = [](const char* m) { logf("%s", m); };
-    setup_ports();
+    host_->on_log = [this](const char* m) { logf("%s%s", tag_.c_str(), m); };
     top_.reset(new Vberyl_nic_us_top(&ctx_));
     usp_.reset(new UspIf<Vberyl_nic_us_top, P_RC_STRADDLE != 0>(*host_, top_.get()));
-    credit_per_cycle_ = o.line_gbps * 1e9 / 8 * o.pcie.clk_ns * 1e-9;
-    clk_ps_ = int64_t(o.pcie.clk_ns * 1000);
   }
 
-  ~Sim() {
+  ~Nic() {
     if (top_) top_->final();
-    if (listen_fd_ >= 0) { close(listen_fd_); unlink(o_.socket_path.c_str()); }
+    if (client_fd_ >= 0) close(client_fd_);
+    if (listen_fd_ >= 0) { close(listen_fd_); unlink(socket_path_.c_str()); }
     if (mem_) munmap(mem_, mem_size_);
     if (!shm_path_.empty()) unlink(shm_path_.c_str());
   }
 
-  void reset_and_configure() {
-    auto* t = top_.get();
-    usp_->configure();   // configuration pins: what the root complex's enumeration would have set
-    t->rst = 1;
-    for (int i = 0; i < 16; i++) cycle();
-    t->rst = 0;
-    for (int i = 0; i < 16; i++) cycle();
-    // MSI-X table: vector v -> address MSIX_ADDR_BASE + 4 v, data v, unmasked
+  // --------------------------------------------------------------------------- time
+  // global time of this NIC's next cycle (the one cycle() runs next)
+  int64_t now_ps() const { return now_ps_; }
+  uint64_t cycles() const { return cyc_; }
+  double period_ps() const { return period_ps_; }
+  // global time of this NIC's cycle k
+  int64_t edge_ps(uint64_t k) const {
+    if (exact_) return int64_t(phase_ps_) + int64_t(k) * period_int_;
+    return std::llround(phase_ps_ + double(k) * period_ps_);
+  }
+
+  // --------------------------------------------------------------------------- reset
+  void set_reset(bool on) { top_->rst = on; }
+  void configure_pins() { usp_->configure(); }   // what the root complex's enumeration would have set
+  void write_msix_table() {
+    // vector v -> address MSIX_ADDR_BASE + 4 v, data v, unmasked
     for (uint32_t v = 0; v < P_MSIX_VECTORS; v++) {
       uint32_t e = MSIX_TABLE + 16 * v;
       host_->bar_write(e + 0, uint32_t(MSIX_ADDR_BASE + 4 * v), now_ps());
@@ -244,191 +339,14 @@ class Sim {
       host_->bar_write(e + 8, v, now_ps());
       host_->bar_write(e + 12, 0, now_ps());
     }
-    // let the writes land and the configuration poller see Device Control
-    while (host_->busy()) cycle();
-    for (int i = 0; i < 600; i++) cycle();
-    cycles_at_ready_ = cyc_;
   }
-
-  void listen_socket() {
-    listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (listen_fd_ < 0) die("socket: %s", strerror(errno));
-    struct sockaddr_un sa{};
-    sa.sun_family = AF_UNIX;
-    if (o_.socket_path.size() >= sizeof(sa.sun_path)) die("socket path too long");
-    strcpy(sa.sun_path, o_.socket_path.c_str());
-    unlink(o_.socket_path.c_str());
-    if (bind(listen_fd_, (struct sockaddr*)&sa, sizeof(sa)) < 0)
-      die("bind %s: %s", o_.socket_path.c_str(), strerror(errno));
-    if (listen(listen_fd_, 4) < 0) die("listen: %s", strerror(errno));
-  }
-
-  // clock forever (driver mode) or for bench_cycles
-  void run() {
-    wall_start_ = wall_now();
-    if (o_.bench_cycles) {
-      double w0 = wall_now();
-      uint64_t c0 = cyc_;
-      while (cyc_ - c0 < o_.bench_cycles && !g_quit) {
-        for (int i = 0; i < 1024; i++) cycle();
-      }
-      double dt = wall_now() - w0;
-      busy_wall_ += dt;
-      busy_cycles_ += cyc_ - c0;
-      printf("{\"cycles\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f}\n",
-             (unsigned long long)(cyc_ - c0), dt, (cyc_ - c0) / dt);
-      return;
-    }
-    logf("ready: socket %s, host memory %s (%llu MiB at 0x%llx), build %s", o_.socket_path.c_str(),
-         shm_path_.c_str(), (unsigned long long)(mem_size_ >> 20), (unsigned long long)HOST_MEM_BASE, CFG_NAME);
-    while (!g_quit) {
-      if (!active()) {
-        poll_fds(-1);
-        continue;
-      }
-      double w0 = wall_now();
-      uint64_t c0 = cyc_;
-      for (int n = 0; n < 16 && active(); n++) {
-        for (int i = 0; i < 16; i++) cycle();
-        // a driver not waiting for a reply may send its next request any moment: look every
-        // 16 cycles (one cheap syscall) instead of every 256
-        if (client_fd_ >= 0 && replies_.empty() && n != 15) poll_fds(0);
-      }
-      busy_wall_ += wall_now() - w0;
-      busy_cycles_ += cyc_ - c0;
-      poll_fds(0);
-    }
-  }
-
-  void print_exit_stats() {
-    double wall = wall_now() - wall_start_;
-    logf("exit: %llu cycles (%.3f ms simulated), %.1f s wall, %.3f s clocking: %.0f cycles/s; "
-         "PCIe up %llu B / down %llu B, %llu IRQs", (unsigned long long)cyc_, cyc_ * o_.pcie.clk_ns * 1e-6,
-         wall, busy_wall_, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
-         (unsigned long long)host_->st.up_bytes, (unsigned long long)host_->st.down_bytes,
-         (unsigned long long)host_->st.irqs);
-  }
-
- private:
-  // --------------------------------------------------------------------------- host memory
-  void setup_mem() {
-    mem_size_ = o_.mem_mb << 20;
-    shm_path_ = o_.shm_path.empty() ? "/dev/shm/beryl-sim-" + std::to_string(getpid()) : o_.shm_path;
-    int fd = open(shm_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) die("host memory file %s: %s", shm_path_.c_str(), strerror(errno));
-    g_cleanup_shm = shm_path_;
-    if (ftruncate(fd, off_t(mem_size_)) < 0) die("ftruncate %s: %s", shm_path_.c_str(), strerror(errno));
-    void* p = mmap(nullptr, mem_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) die("mmap %s: %s", shm_path_.c_str(), strerror(errno));
-    close(fd);
-    mem_ = static_cast<uint8_t*>(p);
-  }
-
-  // --------------------------------------------------------------------------- ports
-  void setup_ports() {
-    ports_.resize(NP);
-    std::vector<std::pair<int, int>> wires = o_.wires;
-    std::vector<WireCfg> wcfg = o_.wire_cfgs;
-    if (wires.empty() && o_.taps.empty() && !o_.no_default_wire && NP >= 2) {
-      wires.push_back({0, 1});
-      wcfg.push_back(o_.wire_default);
-    }
-    for (size_t i = 0; i < wires.size(); i++) {
-      int a = wires[i].first, b = wires[i].second;
-      if (a < 0 || a >= NP || b < 0 || b >= NP) die("--wire %d:%d: this build has ports 0..%d", a, b, NP - 1);
-      for (int p : {a, b})
-        if (ports_[p].mode != PM_NONE) die("port %d is connected twice", p);
-      ports_[a].mode = ports_[b].mode = PM_WIRE;
-      ports_[a].peer = b;
-      ports_[b].peer = a;
-      ports_[a].wire = ports_[b].wire = wcfg[i];
-    }
-    for (auto& t : o_.taps) {
-      int p = t.first;
-      if (p < 0) {
-        for (p = 0; p < NP && ports_[p].mode != PM_NONE; p++) {}
-      }
-      if (p >= NP) die("--tap %s: no free port (this build has %d)", t.second.c_str(), NP);
-      if (ports_[p].mode != PM_NONE) die("port %d is connected twice", p);
-      open_tap(ports_[p], t.second);
-      logf("port %d <-> TAP %s", p, t.second.c_str());
-    }
-    for (int p = 0; p < NP; p++)
-      if (ports_[p].mode == PM_WIRE && ports_[p].peer > p)
-        logf("wire: port %d <-> port %d, %.0f ns, loss %g, reorder %g, bad %g", p, ports_[p].peer,
-             ports_[p].wire.delay_ns, ports_[p].wire.loss, ports_[p].wire.reorder, ports_[p].wire.bad);
-  }
-
-  void open_tap(Port& port, const std::string& name) {
-    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) die("cannot open /dev/net/tun for TAP %s: %s (TAP devices need root or CAP_NET_ADMIN)",
-                    name.c_str(), strerror(errno));
-    struct ifreq ifr{};
-    ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-    strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
-    if (ioctl(fd, TUNSETIFF, &ifr) < 0)
-      die("cannot create TAP %s: %s (TAP devices need root or CAP_NET_ADMIN)", name.c_str(), strerror(errno));
-    port.mode = PM_TAP;
-    port.tap_fd = fd;
-    port.tap_name = name;
-  }
-
-  void tap_read(int p) {
-    Port& port = ports_[p];
-    for (;;) {
-      Frame f = fpool_.get();
-      f.data.resize(16384);
-      ssize_t n = read(port.tap_fd, f.data.data(), f.data.size());
-      if (n <= 0) { fpool_.put(f); break; }
-      f.data.resize(size_t(n) < 60 ? 60 : size_t(n));   // a real wire pads to the minimum frame
-      if (size_t(n) < 60) memset(f.data.data() + n, 0, 60 - size_t(n));
-      f.arrive_ps = now_ps();
-      rx_insert(port.rx_q, std::move(f));
-    }
-  }
-
-  // a frame the RTL transmitted on port p is complete
-  void tx_done(int p) {
-    Port& port = ports_[p];
-    Frame& f = port.tx_cur;
-    port.tx_frames++;
-    port.tx_bytes += f.data.size();
-    if (!port.win_tx_frames) port.win_tx_first = int64_t(cyc_);
-    port.win_tx_last = int64_t(cyc_);
-    port.win_tx_frames++;
-    if (port.mode == PM_TAP) {
-      ssize_t n = write(port.tap_fd, f.data.data(), f.data.size());
-      (void)n;
-      f.data.clear();
-    } else if (port.mode == PM_WIRE) {
-      Port& peer = ports_[port.peer];
-      if (port.wire.loss > 0 && rng_.uniform() < port.wire.loss) {
-        port.dropped++;
-        f.data.clear();
-        return;
-      }
-      int64_t t = now_ps() + int64_t(port.wire.delay_ns * 1000);
-      if (port.wire.reorder > 0 && rng_.uniform() < port.wire.reorder) {
-        // held back: arrives after the frames that follow within the next 2 us
-        t += 2000000;
-        port.reordered++;
-      }
-      f.arrive_ps = t;
-      f.bad = port.wire.bad > 0 && rng_.uniform() < port.wire.bad;
-      rx_insert(peer.rx_q, std::move(f));
-      f = fpool_.get();
-    } else {
-      port.tx_unconnected++;
-      f.data.clear();
-    }
-  }
+  bool host_busy() const { return host_->busy(); }
+  void mark_ready() { cycles_at_ready_ = cyc_; }
 
   // --------------------------------------------------------------------------- one clock cycle
-  int64_t now_ps() const { return int64_t(cyc_) * clk_ps_; }
-
   void cycle() {
     auto* t = top_.get();
-    int64_t now = now_ps();
+    int64_t now = now_ps_;
     host_->step(now);
     usp_->drive();
     for (int p = 0; p < NP; p++) stage_rx(p);
@@ -449,7 +367,7 @@ class Sim {
     uint32_t rx_fire = uint32_t(t->s_axis_rx_tvalid) & uint32_t(t->s_axis_rx_tready);
     bool any_out = usp_->sample(now);
     uint32_t tx_fire = uint32_t(t->m_axis_tx_tvalid) & txr;
-    if (tx_fire) { take_tx(tx_fire); any_out = true; }
+    if (tx_fire) { take_tx(tx_fire, now); any_out = true; }
 
     t->clk = 1;
     t->eval();
@@ -459,17 +377,154 @@ class Sim {
     gen_pace(rx_fire);
     if (any_out || rx_fire) last_busy_ = cyc_;
     cyc_++;
+    now_ps_ = edge_ps(cyc_);
   }
 
   bool active() {
     if (host_->busy() || usp_->staged()) return true;
-    for (auto& p : ports_)
-      if (!p.rx_q.empty() || p.rx_busy || p.gen_left || !p.tx_cur.data.empty()) return true;
+    for (int p = 0; p < NP; p++) {
+      const Port& q = ports_[p];
+      if (!q.rx_q.empty() || q.rx_busy || q.gen_left || !q.tx_cur.data.empty()) return true;
+    }
     return cyc_ - last_busy_ < o_.grace;
   }
 
+  // --------------------------------------------------------------------------- driver socket
+  void listen_socket() {
+    listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (listen_fd_ < 0) die("socket: %s", strerror(errno));
+    struct sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    if (socket_path_.size() >= sizeof(sa.sun_path)) die("socket path too long: %s", socket_path_.c_str());
+    strcpy(sa.sun_path, socket_path_.c_str());
+    unlink(socket_path_.c_str());
+    if (bind(listen_fd_, (struct sockaddr*)&sa, sizeof(sa)) < 0)
+      die("bind %s: %s", socket_path_.c_str(), strerror(errno));
+    g_cleanup_files.push_back(socket_path_);
+    if (listen(listen_fd_, 4) < 0) die("listen: %s", strerror(errno));
+  }
+
+  // a driver is attached and waits for nothing: it may send its next request any moment
+  bool want_poll() const { return client_fd_ >= 0 && replies_.empty(); }
+
+  // messages held back while the BAR request backlog was long; true if any was handled
+  bool parse_held() {
+    if (client_fd_ >= 0 && inbuf_.size() >= 24 && host_->bar_backlog() < 64) {
+      parse_client();
+      return true;
+    }
+    return false;
+  }
+
+  // this NIC's entries of the poll set: listening socket, then the driver's connection if any
+  int add_pollfds(struct pollfd* pf) {
+    int n = 0;
+    pf[n++] = {listen_fd_, POLLIN, 0};
+    if (client_fd_ >= 0)
+      pf[n++] = {client_fd_, short(host_->bar_backlog() < 64 && inbuf_.size() < (1u << 20) ? POLLIN : 0), 0};
+    return n;
+  }
+
+  void handle_pollfds(const struct pollfd* pf, int n) {
+    // the attached driver first: a BYE followed by a new connection must not be refused
+    if (n > 1 && client_fd_ >= 0 && pf[1].fd == client_fd_ && pf[1].revents) read_client();
+    if (pf[0].revents & POLLIN) {
+      int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        if (client_fd_ >= 0) {
+          auto m = make_msg(M_ERROR, 0, 0, "another driver is attached");
+          ssize_t w = send(fd, m.data(), m.size(), MSG_NOSIGNAL);
+          (void)w;
+          close(fd);
+        } else {
+          client_fd_ = fd;
+          logf("%sdriver attached", tag_.c_str());
+        }
+      }
+    }
+  }
+
+  // --------------------------------------------------------------------------- statistics
+  void set_wall_start(double w) { wall_start_ = w; }
+  void add_busy(uint64_t cycles, double wall) {
+    busy_cycles_ += cycles;
+    busy_wall_ += wall;
+  }
+  void print_exit_stats() {
+    double wall = wall_now() - wall_start_;
+    logf("%sexit: %llu cycles (%.3f ms simulated), %.1f s wall, %.3f s clocking: %.0f cycles/s; "
+         "PCIe up %llu B / down %llu B, %llu IRQs", tag_.c_str(), (unsigned long long)cyc_, now_ps_ * 1e-9,
+         wall, busy_wall_, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
+         (unsigned long long)host_->st.up_bytes, (unsigned long long)host_->st.down_bytes,
+         (unsigned long long)host_->st.irqs);
+  }
+  const std::string& socket_path() const { return socket_path_; }
+  const std::string& shm_path() const { return shm_path_; }
+  uint64_t mem_size() const { return mem_size_; }
+
+  // a frame read from port p's TAP device (global port index) arrives now
+  void tap_frame(Port& port, Frame&& f) {
+    f.arrive_ps = now_ps_;
+    rx_insert(port.rx_q, std::move(f));
+  }
+
+ private:
+  // --------------------------------------------------------------------------- host memory
+  void setup_mem() {
+    mem_size_ = o_.mem_mb << 20;
+    std::string base = o_.shm_path.empty() ? "/dev/shm/beryl-sim-" + std::to_string(getpid()) : o_.shm_path;
+    shm_path_ = idx_ == 0 ? base : (o_.shm_1.empty() ? base + ".1" : o_.shm_1);
+    int fd = open(shm_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) die("host memory file %s: %s", shm_path_.c_str(), strerror(errno));
+    g_cleanup_files.push_back(shm_path_);
+    if (ftruncate(fd, off_t(mem_size_)) < 0) die("ftruncate %s: %s", shm_path_.c_str(), strerror(errno));
+    void* p = mmap(nullptr, mem_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) die("mmap %s: %s", shm_path_.c_str(), strerror(errno));
+    close(fd);
+    mem_ = static_cast<uint8_t*>(p);
+  }
+
   // --------------------------------------------------------------------------- Ethernet
-  void take_tx(uint32_t fire) {
+  // a frame the RTL transmitted on local port p is complete (its last beat was taken at `now`)
+  void tx_done(int p, int64_t now) {
+    Port& port = ports_[p];
+    Frame& f = port.tx_cur;
+    port.tx_frames++;
+    port.tx_bytes += f.data.size();
+    if (!port.win_tx_frames) port.win_tx_first = int64_t(cyc_);
+    port.win_tx_last = int64_t(cyc_);
+    port.win_tx_frames++;
+    if (port.mode == PM_TAP) {
+      ssize_t n = write(port.tap_fd, f.data.data(), f.data.size());
+      (void)n;
+      f.data.clear();
+    } else if (port.mode == PM_WIRE) {
+      Port& peer = all_[port.peer];
+      if (port.wire.loss > 0 && rng_.uniform() < port.wire.loss) {
+        port.dropped++;
+        f.data.clear();
+        return;
+      }
+      // delay = first bit out to first bit in; the simulator hands over whole frames, so never
+      // before the last beat left (exact whenever the delay covers the frame's serialisation)
+      int64_t t = port.tx_sof_ps + int64_t(port.wire.delay_ns * 1000);
+      if (t < now) t = now;
+      if (port.wire.reorder > 0 && rng_.uniform() < port.wire.reorder) {
+        // held back: arrives after the frames that follow within the next 2 us
+        t += 2000000;
+        port.reordered++;
+      }
+      f.arrive_ps = t;
+      f.bad = port.wire.bad > 0 && rng_.uniform() < port.wire.bad;
+      rx_insert(peer.rx_q, std::move(f));
+      f = fpool_.get();
+    } else {
+      port.tx_unconnected++;
+      f.data.clear();
+    }
+  }
+
+  void take_tx(uint32_t fire, int64_t now) {
     auto* t = top_.get();
     const uint32_t* d = words(t->m_axis_tx_tdata);
     for (int p = 0; p < NP; p++) {
@@ -478,13 +533,14 @@ class Sim {
       uint64_t keep = get64(t->m_axis_tx_tkeep, p);
       int n = __builtin_popcountll(keep);
       const uint8_t* src = reinterpret_cast<const uint8_t*>(d + 16 * p);
+      if (port.tx_cur.data.empty()) port.tx_sof_ps = port.last_tx_sof_ps = now;
       port.tx_cur.data.insert(port.tx_cur.data.end(), src, src + n);
       port.tx_credit -= n;
       if (t->m_axis_tx_tlast >> p & 1) {
         size_t len = port.tx_cur.data.size();
         // preamble + SFD 8, IFG 12, padding to the 64-byte minimum (60 + FCS 4)
         port.tx_credit -= 20 + 4 + (len < 60 ? double(60 - len) : 0.0);
-        tx_done(p);
+        tx_done(p, now);
       }
     }
   }
@@ -504,7 +560,7 @@ class Sim {
         }
         port.rx_cur = std::move(f);
         port.rx_cur_gen = true;
-      } else if (!port.rx_q.empty() && port.rx_q.front().arrive_ps <= now_ps()) {
+      } else if (!port.rx_q.empty() && port.rx_q.front().arrive_ps <= now_ps_) {
         port.rx_cur = std::move(port.rx_q.front());
         port.rx_q.pop_front();
         port.rx_cur_gen = false;
@@ -514,6 +570,7 @@ class Sim {
       }
       port.rx_busy = true;
       port.rx_off = 0;
+      port.last_rx_sof_ps = now_ps_;   // its first beat is presented this cycle
     }
     if (port.rx_cur_gen && port.gen_credit < 0) {   // the generator waits for line-rate credit
       t->s_axis_rx_tvalid &= ~(1u << p);
@@ -639,11 +696,21 @@ class Sim {
 
   void drop_client(const char* why) {
     if (client_fd_ < 0) return;
-    logf("driver detached (%s)", why);
+    logf("%sdriver detached (%s)", tag_.c_str(), why);
     close(client_fd_);
     client_fd_ = -1;
     replies_.clear();
     inbuf_.clear();
+  }
+
+  // this NIC's identity in the HELLO and STATS payloads (keys shared by both)
+  std::string nic_json() const {
+    char b[512];
+    int n = snprintf(b, sizeof b,
+                     "\"nic\": %d, \"nics\": %d, \"port_base\": %d, \"ppm\": %.17g, \"period_ps\": %.17g, "
+                     "\"phase_ps\": %.17g",
+                     idx_, o_.nics, idx_ * NP, o_.ppm_of[idx_], period_ps_, phase_ps_);
+    return std::string(b, size_t(n));
   }
 
   std::string stats_json() {
@@ -652,7 +719,7 @@ class Sim {
     auto& s = host_->st;
     int n = snprintf(b, sizeof b,
         "{\"cycles\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
-        "\"busy_wall_s\": %.6f, \"sim_time_ns\": %.1f, \"clock_hz\": %.0f, "
+        "\"busy_wall_s\": %.6f, \"sim_time_ns\": %.1f, \"sim_time_ps\": %lld, \"clock_hz\": %.15g, %s, "
         "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
         "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
         "\"irqs\": %llu, \"bad_dma_rd\": %llu, \"bad_dma_wr\": %llu, \"up_busy_ns\": %.1f, \"down_busy_ns\": %.1f, "
@@ -660,7 +727,8 @@ class Sim {
         "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
         "\"ports\": [",
         (unsigned long long)cyc_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
-        (unsigned long long)busy_cycles_, busy_wall_, cyc_ * o_.pcie.clk_ns, 1e9 / o_.pcie.clk_ns,
+        (unsigned long long)busy_cycles_, busy_wall_, now_ps_ / 1000.0, (long long)now_ps_, 1e12 / period_ps_,
+        nic_json().c_str(),
         (unsigned long long)s.up_bytes, (unsigned long long)s.down_bytes, (unsigned long long)s.up_tlps,
         (unsigned long long)s.down_tlps, (unsigned long long)s.dma_rd_bytes, (unsigned long long)s.dma_wr_bytes,
         (unsigned long long)s.rd_reqs, (unsigned long long)s.wr_reqs, (unsigned long long)s.irqs,
@@ -675,13 +743,14 @@ class Sim {
           "%s{\"tx_frames\": %llu, \"tx_bytes\": %llu, \"rx_frames\": %llu, \"rx_bytes\": %llu, "
           "\"wire_dropped\": %llu, \"wire_reordered\": %llu, \"tx_unconnected\": %llu, \"rx_bad\": %llu, "
           "\"win_tx_frames\": %llu, \"win_tx_first_cycle\": %lld, \"win_tx_last_cycle\": %lld, "
-          "\"gen_sent\": %llu, \"gen_left\": %llu, \"gen_first_cycle\": %lld, \"gen_last_cycle\": %lld}",
+          "\"gen_sent\": %llu, \"gen_left\": %llu, \"gen_first_cycle\": %lld, \"gen_last_cycle\": %lld, "
+          "\"global_port\": %d, \"last_tx_sof_ps\": %lld, \"last_rx_sof_ps\": %lld}",
           p ? ", " : "", (unsigned long long)q.tx_frames, (unsigned long long)q.tx_bytes,
           (unsigned long long)q.rx_frames, (unsigned long long)q.rx_bytes, (unsigned long long)q.dropped,
           (unsigned long long)q.reordered, (unsigned long long)q.tx_unconnected, (unsigned long long)q.rx_bad,
           (unsigned long long)q.win_tx_frames, (long long)q.win_tx_first, (long long)q.win_tx_last,
           (unsigned long long)q.gen_sent, (unsigned long long)q.gen_left, (long long)q.gen_first,
-          (long long)q.gen_last);
+          (long long)q.gen_last, idx_ * NP + p, (long long)q.last_tx_sof_ps, (long long)q.last_rx_sof_ps);
       out.append(b, size_t(n));
     }
     out += "]}";
@@ -699,10 +768,10 @@ class Sim {
         }
         char b[1024];
         snprintf(b, sizeof b,
-                 "{\"shm\": \"%s\", \"mem_size\": %llu, \"mem_base\": %llu, \"bar0_size\": %u, \"clock_hz\": %.0f, "
-                 "\"if_count\": %d, \"port_count\": %d, \"msix_vectors\": %d, \"build\": \"%s\"}",
+                 "{\"shm\": \"%s\", \"mem_size\": %llu, \"mem_base\": %llu, \"bar0_size\": %u, \"clock_hz\": %.15g, "
+                 "\"if_count\": %d, \"port_count\": %d, \"msix_vectors\": %d, \"build\": \"%s\", %s}",
                  shm_path_.c_str(), (unsigned long long)mem_size_, (unsigned long long)HOST_MEM_BASE, BAR0_SIZE,
-                 1e9 / o_.pcie.clk_ns, P_IF_COUNT, P_PORT_COUNT, P_MSIX_VECTORS, CFG_NAME);
+                 1e12 / period_ps_, P_IF_COUNT, P_PORT_COUNT, P_MSIX_VECTORS, CFG_NAME, nic_json().c_str());
         replies_.push_back({true, false, 0, 0, make_msg(M_HELLO, 0, PROTO_VERSION, b)});
         flush_replies();
         break;
@@ -792,66 +861,310 @@ class Sim {
     if (client_fd_ >= 0) inbuf_.erase(inbuf_.begin(), inbuf_.begin() + long(off));
   }
 
-  void poll_fds(int timeout_ms) {
-    // messages held back while the BAR request backlog was long
-    if (client_fd_ >= 0 && inbuf_.size() >= 24 && host_->bar_backlog() < 64) {
-      parse_client();
-      if (active()) timeout_ms = 0;
-    }
-    struct pollfd pf[2 + 64];
-    int n = 0;
-    pf[n++] = {listen_fd_, POLLIN, 0};
-    int ci = -1;
-    if (client_fd_ >= 0) {
-      ci = n;
-      pf[n++] = {client_fd_, short(host_->bar_backlog() < 64 && inbuf_.size() < (1u << 20) ? POLLIN : 0), 0};
-    }
-    int tap0 = n;
-    for (int p = 0; p < NP; p++)
-      if (ports_[p].tap_fd >= 0) pf[n++] = {ports_[p].tap_fd, POLLIN, 0};
-    int r = poll(pf, nfds_t(n), timeout_ms);
-    if (r <= 0) return;
-    // the attached driver first: a BYE followed by a new connection must not be refused
-    if (ci >= 0 && client_fd_ >= 0 && pf[ci].revents) read_client();
-    if (pf[0].revents & POLLIN) {
-      int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) {
-        if (client_fd_ >= 0) {
-          auto m = make_msg(M_ERROR, 0, 0, "another driver is attached");
-          ssize_t w = send(fd, m.data(), m.size(), MSG_NOSIGNAL);
-          (void)w;
-          close(fd);
-        } else {
-          client_fd_ = fd;
-          logf("driver attached");
-        }
-      }
-    }
-    for (int i = tap0, p = 0; p < NP; p++)
-      if (ports_[p].tap_fd >= 0) {
-        if (pf[i].revents & POLLIN) tap_read(p);
-        i++;
-      }
-  }
-
-  Opts o_;
-  Rng rng_;
+  const Opts& o_;
+  int idx_;
+  Port* all_;      // the simulator's global port array (wire peers may be another NIC's)
+  Port* ports_;    // this NIC's NP ports in it
+  FramePool& fpool_;
+  Rng& rng_;
+  std::string tag_;   // log prefix ("NIC i: " with two NICs)
   VerilatedContext ctx_;
   std::unique_ptr<Vberyl_nic_us_top> top_;
   std::unique_ptr<PcieHost> host_;
   std::unique_ptr<UspIf<Vberyl_nic_us_top, P_RC_STRADDLE != 0>> usp_;   // after top_ and host_: destroyed first
   uint8_t* mem_ = nullptr;
   uint64_t mem_size_ = 0;
-  std::string shm_path_;
-  std::vector<Port> ports_;
-  FramePool fpool_;
+  std::string shm_path_, socket_path_;
   double credit_per_cycle_ = 50;
-  int64_t clk_ps_ = 4000;
+  double period_ps_ = 4000, phase_ps_ = 0;
+  bool exact_ = true;
+  int64_t period_int_ = 4000;
+  int64_t now_ps_ = 0;
   uint64_t cyc_ = 0, last_busy_ = 0, cycles_at_ready_ = 0, busy_cycles_ = 0, irq_dropped_ = 0;
   double wall_start_ = 0, busy_wall_ = 0;
   int listen_fd_ = -1, client_fd_ = -1;
   std::deque<Reply> replies_;
   std::vector<uint8_t> inbuf_;
+};
+
+// ----------------------------------------------------------------------------- the simulator
+// The NICs, the global port array (wires and TAP devices between them) and the clock: with one
+// NIC it is clocked directly; with two, the one whose next rising edge comes first (NIC 0 on a tie).
+class Sim {
+ public:
+  explicit Sim(const Opts& o) : o_(o), rng_(o.seed) {
+    ports_.resize(size_t(o.nics * NP));   // before the NICs: they keep pointers into it
+    for (int i = 0; i < o.nics; i++) nics_.emplace_back(new Nic(o, i, ports_, fpool_, rng_));
+    setup_ports();
+  }
+
+  void reset_and_configure() {
+    for (auto& n : nics_) {
+      n->configure_pins();
+      n->set_reset(true);
+    }
+    // 16 cycles in reset and 16 out of it, each NIC counting its own cycles
+    advance_until([&] {
+      bool all = true;
+      for (auto& n : nics_) {
+        if (n->cycles() >= 16) n->set_reset(false);
+        else all = false;
+      }
+      return all;
+    });
+    advance_until([&] { return all_cycles_from(32); });
+    for (auto& n : nics_) n->write_msix_table();
+    // let the writes land and the configuration poller see Device Control
+    advance_until([&] {
+      for (auto& n : nics_)
+        if (n->host_busy()) return false;
+      return true;
+    });
+    std::vector<uint64_t> c0;
+    for (auto& n : nics_) c0.push_back(n->cycles());
+    advance_until([&] {
+      for (size_t i = 0; i < nics_.size(); i++)
+        if (nics_[i]->cycles() < c0[i] + 600) return false;
+      return true;
+    });
+    for (auto& n : nics_) n->mark_ready();
+  }
+
+  void listen_sockets() {
+    for (auto& n : nics_) n->listen_socket();
+  }
+
+  // clock forever (driver mode) or for bench_cycles of NIC 0
+  void run() {
+    double ws = wall_now();
+    for (auto& n : nics_) n->set_wall_start(ws);
+    if (o_.bench_cycles) {
+      run_bench();
+      return;
+    }
+    for (size_t i = 0; i < nics_.size(); i++) {
+      Nic& n = *nics_[i];
+      std::string who = o_.nics > 1 ? "NIC " + std::to_string(i) + ": " : "";
+      std::string clk = o_.nics > 1 ? ", clock period " + std::to_string(n.period_ps()) + " ps" : "";
+      logf("ready: %ssocket %s, host memory %s (%llu MiB at 0x%llx), build %s%s", who.c_str(),
+           n.socket_path().c_str(), n.shm_path().c_str(), (unsigned long long)(n.mem_size() >> 20),
+           (unsigned long long)HOST_MEM_BASE, CFG_NAME, clk.c_str());
+    }
+    std::vector<uint64_t> c0(nics_.size());
+    while (!g_quit) {
+      if (!active()) {
+        poll_fds(-1);
+        continue;
+      }
+      double w0 = wall_now();
+      for (size_t i = 0; i < nics_.size(); i++) c0[i] = nics_[i]->cycles();
+      for (int n = 0; n < 16 && active(); n++) {
+        clock_block();
+        // a driver not waiting for a reply may send its next request any moment: look every
+        // 16 cycles (one cheap syscall) instead of every 256
+        if (n != 15 && want_poll()) poll_fds(0);
+      }
+      double dt = wall_now() - w0;
+      for (size_t i = 0; i < nics_.size(); i++) nics_[i]->add_busy(nics_[i]->cycles() - c0[i], dt);
+      poll_fds(0);
+    }
+  }
+
+  void print_exit_stats() {
+    for (auto& n : nics_) n->print_exit_stats();
+  }
+
+ private:
+  bool all_cycles_from(uint64_t c) const {
+    for (auto& n : nics_)
+      if (n->cycles() < c) return false;
+    return true;
+  }
+
+  // one rising edge of the NIC whose edge comes first (two NICs)
+  void step2() {
+    Nic* a = nics_[0].get();
+    Nic* b = nics_[1].get();
+    (b->now_ps() < a->now_ps() ? b : a)->cycle();
+  }
+
+  // 16 cycles of each NIC (about: with two NICs, 32 edges in time order)
+  void clock_block() {
+    if (nics_.size() == 1) {
+      Nic& n = *nics_[0];
+      for (int i = 0; i < 16; i++) n.cycle();
+    } else {
+      for (int i = 0; i < 32; i++) step2();
+    }
+  }
+
+  template <class Pred> void advance_until(Pred done) {
+    while (!done()) {
+      if (nics_.size() == 1) nics_[0]->cycle();
+      else step2();
+    }
+  }
+
+  bool active() {
+    if (nics_.size() == 1) return nics_[0]->active();
+    // both NICs share the time line: either one busy keeps both clocked
+    for (auto& n : nics_)
+      if (n->active()) return true;
+    return false;
+  }
+
+  bool want_poll() const {
+    for (auto& n : nics_)
+      if (n->want_poll()) return true;
+    return false;
+  }
+
+  void run_bench() {
+    double w0 = wall_now();
+    std::vector<uint64_t> c0;
+    for (auto& n : nics_) c0.push_back(n->cycles());
+    Nic& n0 = *nics_[0];
+    if (nics_.size() == 1) {
+      while (n0.cycles() - c0[0] < o_.bench_cycles && !g_quit)
+        for (int i = 0; i < 1024; i++) n0.cycle();
+    } else {
+      // exactly bench_cycles of NIC 0, and NIC 1's edges up to NIC 0's last one (equal clocks:
+      // equal counts)
+      while (n0.cycles() - c0[0] < o_.bench_cycles && !g_quit) step2();
+      Nic& n1 = *nics_[1];
+      int64_t t_last = n0.edge_ps(n0.cycles() - 1);
+      while (n1.now_ps() <= t_last && !g_quit) n1.cycle();
+    }
+    double dt = wall_now() - w0;
+    std::string per;
+    for (size_t i = 0; i < nics_.size(); i++) {
+      Nic& n = *nics_[i];
+      n.add_busy(n.cycles() - c0[i], dt);
+      char b[256];
+      snprintf(b, sizeof b, "%s{\"cycles\": %llu, \"total_cycles\": %llu, \"period_ps\": %.17g, \"ppm\": %.17g}",
+               i ? ", " : "", (unsigned long long)(n.cycles() - c0[i]), (unsigned long long)n.cycles(),
+               n.period_ps(), o_.ppm_of[i]);
+      per += b;
+    }
+    uint64_t cyc = n0.cycles() - c0[0];
+    printf("{\"cycles\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"nics\": [%s]}\n", (unsigned long long)cyc,
+           dt, cyc / dt, per.c_str());
+  }
+
+  // --------------------------------------------------------------------------- ports
+  int nports() const { return int(ports_.size()); }
+
+  std::string port_name(int p) const {
+    if (o_.nics == 1) return "port " + std::to_string(p);
+    return "port " + std::to_string(p) + " (NIC " + std::to_string(p / NP) + " port " + std::to_string(p % NP) + ")";
+  }
+
+  void setup_ports() {
+    int np = nports();
+    std::vector<std::pair<int, int>> wires = o_.wires;
+    std::vector<WireCfg> wcfg = o_.wire_cfgs;
+    if (wires.empty() && o_.taps.empty() && !o_.no_default_wire) {
+      if (o_.nics == 1 && NP >= 2) {
+        wires.push_back({0, 1});
+        wcfg.push_back(o_.wire_default);
+      } else if (o_.nics == 2) {
+        // two NICs: cabled to each other, port p of NIC 0 to port p of NIC 1
+        for (int p = 0; p < NP; p++) {
+          wires.push_back({p, NP + p});
+          wcfg.push_back(o_.wire_default);
+        }
+      }
+    }
+    for (size_t i = 0; i < wires.size(); i++) {
+      int a = wires[i].first, b = wires[i].second;
+      if (a < 0 || a >= np || b < 0 || b >= np) {
+        if (o_.nics == 1) die("--wire %d:%d: this build has ports 0..%d", a, b, np - 1);
+        die("--wire %d:%d: there are ports 0..%d (%d NICs x %d ports; port p of NIC i is i * %d + p)", a, b, np - 1,
+            o_.nics, NP, NP);
+      }
+      for (int p : {a, b})
+        if (ports_[p].mode != PM_NONE) die("port %d is connected twice", p);
+      ports_[a].mode = ports_[b].mode = PM_WIRE;
+      ports_[a].peer = b;
+      ports_[b].peer = a;
+      ports_[a].wire = ports_[b].wire = wcfg[i];
+    }
+    for (auto& t : o_.taps) {
+      int p = t.first;
+      if (p < 0) {
+        for (p = 0; p < np && ports_[p].mode != PM_NONE; p++) {}
+      }
+      if (p >= np) die("--tap %s: no free port (there are %d)", t.second.c_str(), np);
+      if (ports_[p].mode != PM_NONE) die("port %d is connected twice", p);
+      open_tap(ports_[p], t.second);
+      logf("%s <-> TAP %s", port_name(p).c_str(), t.second.c_str());
+    }
+    for (int p = 0; p < np; p++)
+      if (ports_[p].mode == PM_WIRE && ports_[p].peer > p)
+        logf("wire: %s <-> %s, %.0f ns, loss %g, reorder %g, bad %g", port_name(p).c_str(),
+             port_name(ports_[p].peer).c_str(), ports_[p].wire.delay_ns, ports_[p].wire.loss, ports_[p].wire.reorder,
+             ports_[p].wire.bad);
+  }
+
+  void open_tap(Port& port, const std::string& name) {
+    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) die("cannot open /dev/net/tun for TAP %s: %s (TAP devices need root or CAP_NET_ADMIN)",
+                    name.c_str(), strerror(errno));
+    struct ifreq ifr{};
+    ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+    strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+    if (ioctl(fd, TUNSETIFF, &ifr) < 0)
+      die("cannot create TAP %s: %s (TAP devices need root or CAP_NET_ADMIN)", name.c_str(), strerror(errno));
+    port.mode = PM_TAP;
+    port.tap_fd = fd;
+    port.tap_name = name;
+  }
+
+  void tap_read(int p) {
+    Port& port = ports_[p];
+    for (;;) {
+      Frame f = fpool_.get();
+      f.data.resize(16384);
+      ssize_t n = read(port.tap_fd, f.data.data(), f.data.size());
+      if (n <= 0) { fpool_.put(f); break; }
+      f.data.resize(size_t(n) < 60 ? 60 : size_t(n));   // a real wire pads to the minimum frame
+      if (size_t(n) < 60) memset(f.data.data() + n, 0, 60 - size_t(n));
+      nics_[size_t(p / NP)]->tap_frame(port, std::move(f));
+    }
+  }
+
+  // --------------------------------------------------------------------------- sockets and TAPs
+  void poll_fds(int timeout_ms) {
+    // messages held back while a NIC's BAR request backlog was long
+    bool held = false;
+    for (auto& n : nics_) held |= n->parse_held();
+    if (held && active()) timeout_ms = 0;
+    struct pollfd pf[MAX_NICS * (2 + NP)];
+    int at[MAX_NICS + 1];
+    int k = 0;
+    for (size_t i = 0; i < nics_.size(); i++) {
+      at[i] = k;
+      k += nics_[i]->add_pollfds(pf + k);
+    }
+    at[nics_.size()] = k;
+    int tap0 = k;
+    for (int p = 0; p < nports(); p++)
+      if (ports_[p].tap_fd >= 0) pf[k++] = {ports_[p].tap_fd, POLLIN, 0};
+    int r = poll(pf, nfds_t(k), timeout_ms);
+    if (r <= 0) return;
+    for (size_t i = 0; i < nics_.size(); i++) nics_[i]->handle_pollfds(pf + at[i], at[i + 1] - at[i]);
+    for (int i = tap0, p = 0; p < nports(); p++)
+      if (ports_[p].tap_fd >= 0) {
+        if (pf[i].revents & POLLIN) tap_read(p);
+        i++;
+      }
+  }
+
+  const Opts& o_;
+  Rng rng_;
+  FramePool fpool_;
+  std::vector<Port> ports_;   // global port array: NIC i's port p at i * NP + p
+  std::vector<std::unique_ptr<Nic>> nics_;
 };
 
 static void on_signal(int) { g_quit = 1; }
@@ -866,7 +1179,7 @@ int main(int argc, char** argv) {
   {
     Sim sim(o);
     sim.reset_and_configure();
-    if (!o.bench_cycles) sim.listen_socket();
+    if (!o.bench_cycles) sim.listen_sockets();
     sim.run();
     sim.print_exit_stats();
   }
