@@ -297,6 +297,30 @@ double beryl_ptp_diff_ns(const struct beryl_ptp_time *a, const struct beryl_ptp_
  * delays between the core and the wire); NULL leaves one unchanged. */
 int beryl_port_ts_corr(struct beryl_if *nif, unsigned port, const int32_t *tx_units, const int32_t *rx_units);
 
+/*
+ * PTP servo (ptp_servo.c): a proportional-integral controller for a slave clock, fed one offset
+ * (slave - master, ns) per sync exchange with the slave's local time of the sample. The first two
+ * samples estimate the frequency error from the offset's slope; the clock is then stepped once and
+ * the loop runs with gains normalised to the sync interval: each sample corrects kp of the offset
+ * in the next interval and adds ki of it to the frequency estimate. Never steps again while locked
+ * unless an offset exceeds step_ns.
+ */
+enum beryl_servo_state { BERYL_SERVO_UNLOCKED, BERYL_SERVO_JUMP, BERYL_SERVO_LOCKED };
+struct beryl_servo {
+	double kp, ki;            /* normalised gains (defaults 0.7, 0.3) */
+	double max_ppb;           /* output clamp (default 5e5) */
+	double step_ns;           /* a locked offset beyond this re-steps (default 1e6) */
+	double freq_ppb;          /* frequency estimate (integral term), ppb */
+	double last_t;            /* local time of the previous sample, ns */
+	double first_offset;      /* unlocked: first sample */
+	enum beryl_servo_state state;
+};
+void beryl_servo_init(struct beryl_servo *s, double freq_ppb);
+/* Feed a sample; returns the state after it. *adj_ppb is the frequency to apply now; *step_ns,
+ * when the state is BERYL_SERVO_JUMP, the step to apply to the slave clock (0 otherwise). */
+enum beryl_servo_state beryl_servo_sample(struct beryl_servo *s, double offset_ns, double local_ns,
+					  double *adj_ppb, double *step_ns);
+
 struct beryl_queue_stats {
 	uint64_t packets, bytes, drops;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of libberyl against the in-process fake device: discovery, misuse, data path, RSS, stats. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,70 @@ static void test_alloc(void)
 	free(mem);
 }
 
+/*
+ * The servo against a model of two clocks: the slave's oscillator runs err_ppb fast and starts
+ * off0 ns away; every T ns of master time one offset sample (slave - master, with a uniform
+ * +-noise ns timestamping error from a fixed-seed generator) is fed; the servo's steps and frequency
+ * are applied to the model. The model's true offset must settle under 10 ns within 12 samples and
+ * stay there; the frequency estimate must cancel the oscillator error to within 1 ppb.
+ */
+static void servo_case(double err_ppb, double off0, double noise)
+{
+	struct beryl_servo s;
+	double master = 1e9, slave = 1e9 + off0, adj = 0, worst = 0, fsum = 0;
+	const double T = 100e3;
+	uint32_t rng = 12345;
+	int locked_at = -1;
+
+	beryl_servo_init(&s, 0);
+	for (int k = 0; k < 200; k++) {
+		double step, meas, u;
+		enum beryl_servo_state st;
+
+		rng = rng * 1664525u + 1013904223u;
+		u = (double)(rng >> 8) / (double)(1u << 24) * 2 - 1;
+		meas = slave - master + noise * u;
+		st = beryl_servo_sample(&s, meas, slave, &adj, &step);
+		slave += step;
+		if (st == BERYL_SERVO_JUMP)
+			CHECK(step != 0, "no step on the second sample");
+		/* next interval: the slave advances by its oscillator rate times the servo's correction */
+		master += T;
+		slave += T * (1 + err_ppb * 1e-9) * (1 + adj * 1e-9);
+		if (k >= 12) {
+			double o = slave - master;
+			worst = worst > (o < 0 ? -o : o) ? worst : (o < 0 ? -o : o);
+		}
+		if (k >= 100)
+			fsum += ((1 + err_ppb * 1e-9) * (1 + s.freq_ppb * 1e-9) - 1) * 1e9;
+		if (locked_at < 0 && st == BERYL_SERVO_LOCKED)
+			locked_at = k;
+	}
+	CHECK(locked_at == 1 || locked_at == 2, "locked at sample %d", locked_at);
+	CHECK(worst < 10, "err %g ppb off0 %g: max |offset| after 12 samples %g ns", err_ppb, off0, worst);
+	/* (1 + err)(1 + estimate) = 1 on average: the estimate cancels the oscillator; the noise moves
+	 * each sample's estimate by ki * noise / T (6000 ppb for 2 ns in 100 us), the mean much less */
+	CHECK(fabs(fsum / 100) < 1 + 100 * noise, "err %g ppb: mean residual frequency %g ppb", err_ppb, fsum / 100);
+}
+
+static void test_servo(void)
+{
+	servo_case(100e3, 0, 0);        /* +100 ppm */
+	servo_case(-100e3, 5e6, 2);     /* -100 ppm, 5 ms apart, +-2 ns timestamp noise */
+	servo_case(37.5, -1e9, 4);      /* a second behind, +-4 ns noise */
+	/* a locked servo that sees a huge offset starts over (steps again) */
+	{
+		struct beryl_servo s;
+		double adj, step;
+
+		beryl_servo_init(&s, 0);
+		beryl_servo_sample(&s, 100, 0, &adj, &step);
+		beryl_servo_sample(&s, 100, 1e5, &adj, &step);
+		CHECK(s.state == BERYL_SERVO_LOCKED && step == -100, "locked after two samples, stepped by -offset");
+		CHECK(beryl_servo_sample(&s, 5e6, 2e5, &adj, &step) == BERYL_SERVO_UNLOCKED, "re-lock on 5 ms");
+	}
+}
+
 int main(void)
 {
 	static const struct {
@@ -427,6 +492,7 @@ int main(void)
 	} tests[] = {
 		{ "alloc", test_alloc }, { "discovery", test_discovery }, { "open_errors", test_open_errors },
 		{ "misuse", test_misuse }, { "loopback", test_loopback }, { "rss", test_rss }, { "irq", test_irq },
+		{ "servo", test_servo },
 	};
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
