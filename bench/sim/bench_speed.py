@@ -5,6 +5,8 @@
 
 Rows:
   idle-clocking  the clock runs with nothing to do (beryl-sim --bench-cycles N, no driver)
+  idle-clocking, 2 NICs   the same with two NIC instances (--nics 2 --ppm 1:100): cycles of NIC 0,
+                 each of which comes with one (1.0001) of NIC 1
   loaded         interface 0 sends frames to interface 1 over the simulated wire, driven by the
                  Python driver model through sim/client.py; cycles counted while the simulator
                  was clocking (STATS busy_cycles / busy_wall_s), plus per CPU-second of the
@@ -42,14 +44,15 @@ def build():
     return sim_build.build_sim()
 
 
-def idle_row(binary, cycles):
+def idle_row(binary, cycles, nics=1):
     t0 = os.times()
-    out = subprocess.run([binary, "--bench-cycles", str(cycles), "--quiet"], capture_output=True, text=True,
+    extra = ["--nics", "2", "--ppm", "1:100"] if nics == 2 else []
+    out = subprocess.run([binary, "--bench-cycles", str(cycles), "--quiet", *extra], capture_output=True, text=True,
                          check=True).stdout
     t1 = os.times()
     r = json.loads(out.strip().splitlines()[-1])
     cpu = (t1.children_user + t1.children_system) - (t0.children_user + t0.children_system)
-    return {"mode": "idle-clocking", "cycles": r["cycles"], "wall_s": r["wall_s"],
+    return {"mode": "idle-clocking" + (", 2 NICs" if nics == 2 else ""), "cycles": r["cycles"], "wall_s": r["wall_s"],
             "cycles_per_s": r["cycles_per_s"], "cycles_per_cpu_s": r["cycles"] / cpu if cpu else 0, "note": ""}
 
 
@@ -108,7 +111,8 @@ def main():
     ap.add_argument("--binary")
     args = ap.parse_args()
     binary = args.binary or build()
-    rows = [idle_row(binary, args.cycles), loaded_row(binary, args.frames, args.len)]
+    rows = [idle_row(binary, args.cycles), idle_row(binary, args.cycles // 2, nics=2),
+            loaded_row(binary, args.frames, args.len)]
     print(f"beryl-sim speed ({Path(binary).parent.name}), load average {os.getloadavg()[0]:.2f} "
           f"on {os.cpu_count()} CPUs")
     print("| mode | cycles | wall s | cycles/s (wall) | cycles/s (CPU) | note |")
