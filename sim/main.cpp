@@ -113,6 +113,8 @@ struct Opts {
   uint64_t seed = 1;
   uint64_t bench_cycles = 0;  // run this many cycles (clocking even when idle) and exit
   bool no_default_wire = false;
+  std::string ptp_probe;      // two NICs: write NIC 1's PTP time minus NIC 0's here, one line per sample
+  double ptp_probe_ns = 1000; // sample interval, ns of global time
   // per NIC, derived after parsing: clock period and phase (ps) and frequency offset (ppm)
   double period_ps[MAX_NICS] = {0, 0};
   double phase[MAX_NICS] = {0, 0};
@@ -125,6 +127,8 @@ static void usage() {
           "  --nics N               NIC instances, 1 or 2 (default 1); port p of NIC i is global port i * %d + p\n"
           "  --ppm I:X              NIC I's clock is X ppm fast (negative: slow; period 4000 ps / (1 + X 1e-6))\n"
           "  --phase-ps I:P         NIC I's rising edges at k * period + P ps (0 <= P < period; default 0)\n"
+          "  --ptp-probe FILE       two NICs: every --ptp-probe-ns (default 1000) ns of global time write\n"
+          "                         'T_PS OFFSET_NS': NIC 1's PTP time of day minus NIC 0's at T (read off the RTL)\n"
           "  --socket PATH          NIC 0's driver socket (default /tmp/beryl-sim.sock; NIC 1: PATH.1)\n"
           "  --socket-1 PATH        NIC 1's driver socket\n"
           "  --shm PATH             NIC 0's host memory file (default /dev/shm/beryl-sim-<pid>; NIC 1: PATH.1)\n"
@@ -244,6 +248,8 @@ static Opts parse(int argc, char** argv) {
     else if (a == "--idle-grace") o.grace = strtoull(need(i), nullptr, 0);
     else if (a == "--seed") o.seed = strtoull(need(i), nullptr, 0);
     else if (a == "--bench-cycles") o.bench_cycles = strtoull(need(i), nullptr, 0);
+    else if (a == "--ptp-probe") o.ptp_probe = need(i);
+    else if (a == "--ptp-probe-ns") o.ptp_probe_ns = atof(need(i));
     else if (a == "--quiet") g_quiet = true;
     else if (a == "-h" || a == "--help") { usage(); exit(0); }
     else { usage(); die("unknown option %s", a.c_str()); }
@@ -269,6 +275,8 @@ static Opts parse(int argc, char** argv) {
   }
   if (o.nics < 2 && !o.socket_1.empty()) die("--socket-1 needs --nics 2");
   if (o.nics < 2 && !o.shm_1.empty()) die("--shm-1 needs --nics 2");
+  if (o.nics < 2 && !o.ptp_probe.empty()) die("--ptp-probe needs --nics 2");
+  if (!(o.ptp_probe_ns >= 4)) die("--ptp-probe-ns must be at least 4");
   auto p = o.pcie;
   if (p.gen < 3 || p.gen > 5) die("--gen must be 3, 4 or 5");
   if (p.width != 8 && p.width != 16) die("--width must be 8 or 16");
@@ -320,6 +328,15 @@ class Nic {
   // global time of this NIC's next cycle (the one cycle() runs next)
   int64_t now_ps() const { return now_ps_; }
   uint64_t cycles() const { return cyc_; }
+  // the PTP clock's time of day output in 2^-16 ns (valid for the cycle last run), and that cycle's time
+  long double ptp_tod_units() const {
+    const auto& w = top_->ptp_tod;
+    uint64_t fns = w[0] & 0xffff;
+    uint64_t ns = (uint64_t(w[0]) >> 16) | (uint64_t(w[1] & 0xffff) << 16);
+    uint64_t sec = (uint64_t(w[1]) >> 16) | (uint64_t(w[2]) << 16);
+    return ((long double)sec * 1e9L + (long double)ns) * 65536.0L + (long double)fns;
+  }
+  int64_t last_edge_ps() const { return cyc_ ? edge_ps(cyc_ - 1) : 0; }
   double period_ps() const { return period_ps_; }
   // global time of this NIC's cycle k
   int64_t edge_ps(uint64_t k) const {
@@ -896,6 +913,14 @@ class Sim {
     ports_.resize(size_t(o.nics * NP));   // before the NICs: they keep pointers into it
     for (int i = 0; i < o.nics; i++) nics_.emplace_back(new Nic(o, i, ports_, fpool_, rng_));
     setup_ports();
+    if (!o.ptp_probe.empty()) {
+      probe_ = fopen(o.ptp_probe.c_str(), "w");
+      if (!probe_) die("--ptp-probe %s: %s", o.ptp_probe.c_str(), strerror(errno));
+      setvbuf(probe_, nullptr, _IOLBF, 0);
+    }
+  }
+  ~Sim() {
+    if (probe_) fclose(probe_);
   }
 
   void reset_and_configure() {
@@ -985,7 +1010,22 @@ class Sim {
   void step2() {
     Nic* a = nics_[0].get();
     Nic* b = nics_[1].get();
-    (b->now_ps() < a->now_ps() ? b : a)->cycle();
+    Nic* c = b->now_ps() < a->now_ps() ? b : a;
+    c->cycle();
+    if (probe_ && c == b && b->last_edge_ps() >= probe_next_ps_) ptp_probe_sample();
+  }
+
+  // NIC 1's time of day at its last edge minus NIC 0's at the same instant: NIC 0's value of its last
+  // edge plus the time since, at its nominal 1 ns per ns (the frequency adjustment changes that by
+  // < 1e-3 of at most one period: under 4 ps)
+  void ptp_probe_sample() {
+    Nic& a = *nics_[0];
+    Nic& b = *nics_[1];
+    int64_t t = b.last_edge_ps();
+    long double ta = a.ptp_tod_units() + (long double)(t - a.last_edge_ps()) * 65.536L;
+    long double off = (b.ptp_tod_units() - ta) / 65536.0L;
+    fprintf(probe_, "%lld %.4Lf\n", (long long)t, off);
+    probe_next_ps_ = t + int64_t(o_.ptp_probe_ns * 1000);
   }
 
   // 16 cycles of each NIC (about: with two NICs, 32 edges in time order)
@@ -1165,6 +1205,8 @@ class Sim {
   FramePool fpool_;
   std::vector<Port> ports_;   // global port array: NIC i's port p at i * NP + p
   std::vector<std::unique_ptr<Nic>> nics_;
+  FILE* probe_ = nullptr;
+  int64_t probe_next_ps_ = 0;
 };
 
 static void on_signal(int) { g_quit = 1; }

@@ -112,6 +112,20 @@ static size_t ptp_msg(uint8_t *f, const struct end *from, int type, uint16_t seq
 	return HDR + plen < 60 ? 60 : HDR + plen;
 }
 
+/* the simulator's global time (ps) when the transport is beryl-sim's, else -1: lets a benchmark line the
+ * exchanges up with the simulator's own record of the two clocks (beryl-sim --ptp-probe) */
+static long long sim_time_ps(struct beryl_dev *dev)
+{
+	static char buf[65536];
+	struct beryl_transport *t = beryl_dev_transport(dev);
+	const char *p;
+
+	if (!t->ops->info_json || t->ops->info_json(t, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\"sim_time_ps\": ");
+	return p ? atoll(p + 15) : -1;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -276,6 +290,8 @@ int main(int argc, char **argv)
 		enum beryl_servo_state st;
 		uint16_t seq = (uint16_t)k;
 
+		long long sim_ps = verbose ? sim_time_ps(s.dev) : -1;
+
 		err = beryl_ptp_gettime(s.dev, &start);
 		/* Sync and Follow_Up (t1 in the Follow_Up) */
 		len = ptp_msg(f, &m, PTP_SYNC, seq, NULL, NULL);
@@ -319,9 +335,9 @@ int main(int argc, char **argv)
 		if (!err && step != 0)
 			err = beryl_ptp_adjtime(s.dev, (int64_t)llround(step));
 		if (verbose)
-			printf("{\"seq\": %u, \"t_ns\": %.0f, \"offset_ns\": %.3f, \"delay_ns\": %.3f, \"freq_ppb\": %.3f, "
-			       "\"state\": %d, \"step_ns\": %.0f}\n", k, (double)t2.sec * 1e9 + t2.nsec - t_start, offset,
-			       delay, adj, st, step);
+			printf("{\"seq\": %u, \"t_ns\": %.0f, \"sim_ps\": %lld, \"offset_ns\": %.3f, \"delay_ns\": %.3f, "
+			       "\"freq_ppb\": %.3f, \"state\": %d, \"step_ns\": %.0f}\n", k,
+			       (double)t2.sec * 1e9 + t2.nsec - t_start, sim_ps, offset, delay, adj, st, step);
 		if (st == BERYL_SERVO_LOCKED) {
 			if (fabs(offset) >= 10)
 				last_bad = (double)t2.sec * 1e9 + t2.nsec - t_start;

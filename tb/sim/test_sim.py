@@ -81,7 +81,7 @@ def test_hello_and_chain(sim):
         assert info["bar0_size"] == 1 << 18 and info["mem_base"] == 1 << 32
         assert info["mem_size"] == 64 << 20 and info["clock_hz"] == 250_000_000
         blocks = asyncio.run(discover(c.aread32, bar_size=info["bar0_size"]))
-        assert [b.name for b in blocks] == ["id", "pcie", "msix", "nic_if", "nic_if"]
+        assert [b.name for b in blocks] == ["id", "pcie", "msix", "nic_if", "nic_if", "ptp"]
         # an unmapped address in the application window reads all-ones
         assert c.read32(0x20000 + 2 * 512) == 0xFFFFFFFF
         # a second driver is refused while one is attached
