@@ -281,33 +281,24 @@ def test_sim_info_and_loopback(build, sim_factory, mode):
 
 
 def test_sim_ptp_clock(build, sim_factory):
-    """The PTP clock through the CLI and libberyl on the RTL: set, atomic get, frequency (read back
-    and measured against the simulator's own cycle count), step, periodic output, errors. Times are
-    checked against the simulated clock (STATS cycles x 4 ns), not against the clock's own reads."""
+    """The PTP clock through the CLI and libberyl on the RTL: set, atomic get, frequency (read back),
+    steps in one command and by get + set, periodic output, usage and range errors."""
     sock = sim_factory()
     cli = [build["bin"] / "beryl", "-s", sock]
 
     def get():
         return json.loads(run(cli + ["ptp", "get", "--json"]).stdout)
 
-    def cycles():
-        return json.loads(run(cli + ["info", "--json"]).stdout)["simulator"]["cycles"]
-
     run(cli + ["ptp", "set", "1700000000.250000000"])
     t = get()
     assert t["sec"] == 1700000000 and 250_000_000 <= t["nsec"] < 250_000_000 + 2_000_000, t
     assert t["freq_ppb"] == 0
-    # +250 ppm: over a stretch of simulated time the clock gains 250e-6 of it (x 4 ns per cycle)
+    # +250 ppm: read back (the rate itself is measured cycle by cycle in tb/ptp/beryl_ptp_regs, and the
+    # frequency control end to end by tb/sim/test_ptp_sync; here the CLI's path to it)
     run(cli + ["ptp", "adjfreq", "250000"])
     assert abs(get()["freq_ppb"] - 250000) < 0.06    # one increment LSB: 2^-32 ns of 4 ns = 0.058 ppb
-    c0, t0 = cycles(), get()
-    for _ in range(40):
-        run(cli + ["ptp", "get"])
-    c1, t1 = cycles(), get()
-    el_clock = (t1["sec"] - t0["sec"]) * 10**9 + t1["nsec"] - t0["nsec"]
-    el_sim = (c1 - c0) * 4
-    # the two reads are not at the same cycles as the STATS replies: allow the accesses' few us
-    assert abs(el_clock - el_sim * 1.00025) < 3000 and el_sim > 100_000, (el_clock, el_sim)
+    run(cli + ["ptp", "adjfreq", "--", "-1234.5"])
+    assert abs(get()["freq_ppb"] + 1234.5) < 0.06
     run(cli + ["ptp", "adjfreq", "0"])
     # steps: -1.5 ms in one command, +3 s (beyond one command's range: get + set)
     a = get()
