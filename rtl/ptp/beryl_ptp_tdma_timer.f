@@ -1,0 +1,1 @@
+beryl_ptp_tdma_timer.sv
