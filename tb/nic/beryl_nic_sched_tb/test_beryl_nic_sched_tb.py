@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""beryl_nic_sched_tb (token-bucket scheduler) against a Python TX engine and the scheduler contract
-(docs/blocks/nic_core.md, "Scheduler interface").
+"""beryl_nic_sched_tb (token-bucket scheduler) against the shared Python TX engine and scheduler-contract
+model (../txe_model.py, docs/blocks/nic_core.md, "Scheduler interface").
 
 The engine is a serial byte pipe of CAP bytes per cycle (wire bytes: frame bytes + OVERHEAD_BYTES per
 packet) followed by a random latency, so statuses come back out of order. A command takes 1..8 frames
@@ -18,19 +18,17 @@ Rate measurement: a command issued long after the queue's previous status waited
 bucket was just above 0 when it went. Between two such commands the bytes debited equal rate x time up
 to the few cycles of the wait-list check, independent of the burst and of how big the commands are.
 """
-import math
 import os
-import random
 import sys
 from collections import deque
 from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
 
-TXS_SENT, TXS_EMPTY, TXS_DISABLED, TXS_ERROR = 0, 1, 2, 3
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from txe_model import MODES, SchedBench  # noqa: E402
+
 FRAC = 1 << 24
 CAP = 4.0                      # engine capacity, wire bytes per cycle
 LONG = int(os.environ.get("BERYL_LONG", "0"))
@@ -41,65 +39,19 @@ def rate_fx(frac):
     return round(frac * CAP * FRAC)
 
 
-class Bench:
+class Bench(SchedBench):
+    """The shared engine and contract model plus the token bucket's configuration port."""
+
     def __init__(self, dut, seed, cap=None, lat_max=20):
-        self.dut = dut
-        self.rng = random.Random(seed)
-        self.nq = 1 << len(dut.tx_cmd_qidx)
-        self.max_cmds = int(os.environ.get("PARAM_MAX_CMDS", "8"))
-        self.ovh = int(os.environ.get("PARAM_OVERHEAD_BYTES", "0"))
-        self.cap = cap
-        self.lat_max = lat_max
-        self.err_rate = 0.0
-        self.backlog = [deque() for _ in range(self.nq)]
-        self.gen = {}                            # q -> frame size generator (endless backlog)
-        self.disabled = set()
-        self.retired = [True] * self.nq
-        self.inflight = {}                       # q -> doorbell seen while in flight
-        self.pending_sts = []                    # [due, q, result, pkts, bytes]
-        self.engine_free = 0.0
-        self.engine_busy = 0.0                   # wire bytes / CAP handed to the engine
-        self.db_list = deque()
-        self.db_drv = None
+        super().__init__(dut, seed, cap=cap, lat_max=lat_max, batch_max=8,
+                         extra_inputs=("cfg_valid", "cfg_write", "cfg_qidx", "cfg_rate", "cfg_burst"))
         self.cfg_list = deque()
         self.cfg_drv = None
         self.cfg_rsp = []
-        self.last_db = {}
-        self.last_cmd = {}
-        self.last_sts = {}
-        self.cmd_log = {}                        # q -> [(issue edge, wire bytes, previous status edge)]
-        self.windows = {}
-        self.check_fair = False
-        self.bad_sent = 0
-        self.bad_rate = 0.0
-        self.bp = 0.0
-        self.idle = 0.0
-        self.en = 1
-        self.now = 0
-        self.max_inflight = 0
-        self.cmds = 0
-        self.prev = None
-        for name in ("db_evt_valid", "db_evt_qidx", "tx_cmd_ready", "tx_sts_valid", "tx_sts_qidx",
-                     "tx_sts_result", "tx_sts_pkts", "tx_sts_bytes", "cfg_valid", "cfg_write", "cfg_qidx",
-                     "cfg_rate", "cfg_burst"):
-            getattr(dut, name).value = 0
-        dut.sched_enable.value = 1
 
     async def reset(self):
-        d = self.dut
-        Clock(d.clk, 4, unit="ns").start()
-        d.rst.value = 1
-        await ClockCycles(d.clk, 3)
-        d.rst.value = 0
-        await ClockCycles(d.clk, self.nq + 2)
-        await ReadOnly()
-        assert d.db_evt_ready.value == 1 and d.cfg_ready.value == 1
-        assert d.tx_cmd_valid.value == 0
-
-    # ------------------------------------------------------------ stimulus
-    def doorbell(self, q, sizes):
-        self.backlog[q].extend(sizes)
-        self.db_list.append(q)
+        await super().reset()
+        assert self.dut.cfg_ready.value == 1
 
     def cfg_write(self, q, rate, burst):
         self.cfg_list.append((1, q, rate, burst))
@@ -107,159 +59,25 @@ class Bench:
     def cfg_read(self, q):
         self.cfg_list.append((0, q, 0, 0))
 
-    # ------------------------------------------------------------ contract model
-    def on_cmd(self, q):
-        assert q not in self.inflight, f"queue {q}: second command while one is in flight"
-        assert len(self.inflight) < self.max_cmds, "more than MAX_CMDS commands in flight"
-        assert not self.retired[q], f"queue {q}: command for a retired queue (edge {self.now})"
-        self.inflight[q] = False
-        self.max_inflight = max(self.max_inflight, len(self.inflight))
-        self.cmds += 1
-        self.last_cmd[q] = self.now
-        if self.check_fair:
-            for a, cnt in self.windows.items():
-                if a != q:
-                    cnt[q] = cnt.get(q, 0) + 1
-                    assert cnt[q] <= 1, f"unfair: queue {q} served twice while re-queued queue {a} waited"
-            self.windows.pop(q, None)
-        r = self.rng
-        sizes = []
-        if q in self.disabled:
-            res = TXS_DISABLED
-        elif q in self.gen:
-            sizes = [self.gen[q]() for _ in range(r.randint(1, 8))]
-            res = TXS_SENT
-        elif not self.backlog[q]:
-            res = TXS_EMPTY
-        elif r.random() < self.err_rate:
-            sizes = [self.backlog[q].popleft()]
-            res = TXS_ERROR
-        else:
-            n = min(len(self.backlog[q]), r.randint(1, 8))
-            sizes = [self.backlog[q].popleft() for _ in range(n)]
-            res = TXS_EMPTY if not self.backlog[q] and r.random() < 0.5 else TXS_SENT
-        nbytes = sum(sizes)
-        wire = nbytes + len(sizes) * self.ovh
-        if self.cap is None:
-            due = self.now + r.randint(1, self.lat_max)
-        else:
-            start = max(float(self.now), self.engine_free)
-            self.engine_free = start + wire / self.cap
-            self.engine_busy += wire / self.cap
-            due = math.ceil(self.engine_free) + r.randint(1, self.lat_max)
-        self.pending_sts.append((due, q, res, len(sizes), nbytes))
-        self.cmd_log.setdefault(q, []).append((self.now, wire, self.last_sts.get(q, self.last_db.get(q, 0))))
-
-    def on_db(self, q):
-        self.last_db[q] = self.now
-        if q in self.inflight:
-            self.inflight[q] = True
-        else:
-            if self.retired[q]:
-                self.last_sts[q] = self.now      # ready since now (for the waited-command test)
-            self.retired[q] = False
-
-    def on_sts(self, q, res):
-        db = self.inflight.pop(q)
-        self.last_sts[q] = self.now
-        if res in (TXS_SENT, TXS_ERROR) or db:
-            self.windows[q] = {}
-        else:
-            self.retired[q] = True
-
-    # ------------------------------------------------------------ one clock cycle
-    async def step(self):
-        d, r = self.dut, self.rng
-        await FallingEdge(d.clk)
-        self.now += 1
-        if self.db_drv is None and self.db_list and r.random() >= self.idle:
-            self.db_drv = self.db_list.popleft()
-        d.db_evt_valid.value = int(self.db_drv is not None)
-        if self.db_drv is not None:
-            d.db_evt_qidx.value = self.db_drv
+    def drive(self):
+        d = self.dut
         if self.cfg_drv is None and self.cfg_list:
             self.cfg_drv = self.cfg_list.popleft()
             w, q, rate, burst = self.cfg_drv
             d.cfg_write.value, d.cfg_qidx.value, d.cfg_rate.value, d.cfg_burst.value = w, q, rate, burst
         d.cfg_valid.value = int(self.cfg_drv is not None)
-        rdy = int(r.random() >= self.bp)
-        d.tx_cmd_ready.value = rdy
-        d.sched_enable.value = self.en
-        sts = None
-        bad = None
-        due = [s for s in self.pending_sts if s[0] <= self.now] if self.pending_sts else []
-        if due:
-            sts = r.choice(due)
-            self.pending_sts.remove(sts)
-            d.tx_sts_valid.value = 1
-            d.tx_sts_qidx.value, d.tx_sts_result.value = sts[1], sts[2]
-            d.tx_sts_pkts.value, d.tx_sts_bytes.value = sts[3], sts[4]
-        elif self.bad_rate and r.random() < self.bad_rate:
-            presented = int(d.tx_cmd_qidx.value) if d.tx_cmd_valid.value == 1 else None
-            cand = r.randrange(self.nq)
-            if presented is not None and not rdy and r.random() < 0.3:
-                cand, presented = presented, None
-            if cand not in self.inflight and cand != presented:
-                bad = cand
-                d.tx_sts_valid.value = 1
-                d.tx_sts_qidx.value, d.tx_sts_result.value = bad, r.randrange(4)
-                d.tx_sts_pkts.value, d.tx_sts_bytes.value = r.randrange(256), r.randrange(1 << 32)
-            else:
-                d.tx_sts_valid.value = 0
-        else:
-            d.tx_sts_valid.value = 0
-        await ReadOnly()
-        valid = d.tx_cmd_valid.value == 1
-        qidx = int(d.tx_cmd_qidx.value) if valid else None
-        if self.prev is not None:
-            pv, pr, pq, pen = self.prev
-            if pv and not pr:
-                assert valid and qidx == pq, "command changed or dropped before it was taken"
-            elif valid:
-                assert pen, "new command while sched_enable was low"
-        self.prev = (valid, rdy, qidx, self.en)
-        if valid and rdy:
-            self.on_cmd(qidx)
-        if self.db_drv is not None and d.db_evt_ready.value == 1:
-            self.on_db(self.db_drv)
-            self.db_drv = None
+
+    def sample(self):
+        d = self.dut
         if self.cfg_drv is not None and d.cfg_ready.value == 1:
             self.cfg_drv = None
         if d.cfg_rd_valid.value == 1:
             tok = int(d.cfg_rd_tokens.value)
             self.cfg_rsp.append((int(d.cfg_rd_rate.value), int(d.cfg_rd_burst.value),
                                  tok - (1 << 32) if tok >> 31 else tok, self.now))
-        if sts is not None:
-            self.on_sts(sts[1], sts[2])
-        if bad is not None:
-            self.bad_sent += 1
-        return valid
 
-    async def cycles(self, n):
-        for _ in range(n):
-            await self.step()
-
-    async def drain(self, more=lambda: False):
-        """Run until nothing is pending or in flight for 40 cycles."""
-        quiet = 0
-        start = self.now
-        while quiet <= 40:
-            valid = await self.step()
-            assert self.now - start < 400000, "bench timed out"
-            busy = (valid or self.inflight or self.db_list or self.db_drv is not None or self.cfg_list or
-                    self.cfg_drv is not None or more())
-            quiet = 0 if busy else quiet + 1
-
-    def check_end(self):
-        d = self.dut
-        for q in range(self.nq):
-            if q not in self.disabled:
-                assert not self.backlog[q], f"queue {q}: {len(self.backlog[q])} packets never sent"
-            if q in self.last_db:
-                assert self.last_cmd.get(q, -1) >= self.last_db[q], f"queue {q}: doorbell not served"
-        assert d.tx_cmd_valid.value == 0
-        assert int(d.bad_sts_count.value) == self.bad_sent, \
-            f"bad_sts_count {int(d.bad_sts_count.value)}, sent {self.bad_sent}"
+    def busy(self):
+        return bool(self.cfg_list) or self.cfg_drv is not None
 
     # ------------------------------------------------------------ rate measurement
     def measure(self, q, t0, thr=100):
@@ -290,7 +108,6 @@ def table(dut, title, rows):
 
 
 # ================================================================ tests
-MODES = [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)]
 
 
 @cocotb.test()
