@@ -38,7 +38,7 @@ def build():
     return sim, REPO / "build" / "sw" / "beryl-ptp-sync"
 
 
-def run_case(sim, tool, ppm, delay_ns, count, settle, interval_us, pcap=None):
+def run_case(sim, tool, ppm, delay_ns, count, settle, interval_us, pcap=None, init_offset_ns=0):
     """One synchronisation run; returns the exchanges (the tool's lines), its summary and the probe."""
     with tempfile.TemporaryDirectory() as td:
         sock, probe = os.path.join(td, "s.sock"), os.path.join(td, "probe.txt")
@@ -54,7 +54,7 @@ def run_case(sim, tool, ppm, delay_ns, count, settle, interval_us, pcap=None):
                     raise RuntimeError("beryl-sim did not open its sockets")
                 time.sleep(0.05)
             args = [tool, "--master", sock, "--slave", sock + ".1", "--count", str(count), "--settle", str(settle),
-                    "--interval-us", str(interval_us), "--verbose"]
+                    "--interval-us", str(interval_us), "--verbose", "--init-offset-ns", str(int(init_offset_ns))]
             if pcap:
                 args += ["--pcap", str(pcap)]
             r = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=600)
@@ -95,6 +95,7 @@ def analyse(ex, summary, samples, settle, interval_us):
         "servo_max_abs_ns": summary["max_abs_offset_ns"],
         "delay_ns": summary["mean_delay_ns"],
         "slave_freq_ppb": summary["slave_freq_ppb"],
+        "mean_freq_ppb": summary["mean_freq_ppb"],
         "interval_us": (ex[-1]["sim_ps"] - ex[0]["sim_ps"]) / 1e6 / (len(ex) - 1),
     }
 
@@ -106,32 +107,36 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--settle", type=int, default=20)
     ap.add_argument("--interval-us", type=float, default=100)
+    ap.add_argument("--init-offset-ns", type=float, default=1e6, help="slave clock stepped by this before the first exchange")
     ap.add_argument("--quick", action="store_true", help="one case, 40 exchanges")
     a = ap.parse_args()
     if a.quick:
         a.cases, a.count = "100", 40
-    default = not a.quick and (a.cases, a.delay_ns, a.count, a.settle, a.interval_us) == ("100,-100,20", 500, 100, 20, 100)
+    default = not a.quick and (a.cases, a.delay_ns, a.count, a.settle, a.interval_us, a.init_offset_ns) == \
+        ("100,-100,20", 500, 100, 20, 100, 1e6)
     sim, tool = build()
     rows, traces = [], {}
     for c in a.cases.split(","):
         ppm = float(c)
-        ex, summary, samples = run_case(sim, tool, ppm, a.delay_ns, a.count, a.settle, a.interval_us)
+        ex, summary, samples = run_case(sim, tool, ppm, a.delay_ns, a.count, a.settle, a.interval_us,
+                                        init_offset_ns=a.init_offset_ns)
         res = analyse(ex, summary, samples, a.settle, a.interval_us)
-        res.update(ppm=ppm, wire_delay_ns=a.delay_ns, exchanges=a.count, settle=a.settle)
+        res.update(ppm=ppm, wire_delay_ns=a.delay_ns, exchanges=a.count, settle=a.settle,
+                   init_offset_ns=a.init_offset_ns)
         rows.append(res)
         t0 = ex[0]["sim_ps"]
         traces[c] = {"probe": [((t - t0) / 1e6, o) for t, o in samples if t >= t0],
                      "servo": [((e["sim_ps"] - t0) / 1e6, e["offset_ns"]) for e in ex]}
-    hdr = ("| NIC 1 oscillator | wire delay | exchanges (interval) | convergence to 10 ns | true mean | true RMS | "
-           "true max abs | servo's max abs estimate | path delay estimate | slave frequency correction |")
+    hdr = ("| NIC 1 oscillator | initial offset | wire delay | exchanges (interval) | convergence to 10 ns | true mean | "
+           "true RMS | true max abs | servo's max abs estimate | path delay estimate | slave frequency correction (mean) |")
     print(hdr)
     print("|---" * (hdr.count("|") - 1) + "|")
     for r in rows:
         conv = "never" if r["convergence_us"] is None else \
             f"{r['convergence_us']:.0f} us ({r['convergence_exchanges']} exchanges)"
-        print(f"| {r['ppm']:+g} ppm | {r['wire_delay_ns']:g} ns | {r['exchanges']} ({r['interval_us']:.1f} us) | "
+        print(f"| {r['ppm']:+g} ppm | {r['init_offset_ns'] / 1e3:g} us | {r['wire_delay_ns']:g} ns | {r['exchanges']} ({r['interval_us']:.1f} us) | "
               f"{conv} | {r['true_mean_ns']:+.3f} ns | {r['true_rms_ns']:.3f} ns | {r['true_max_abs_ns']:.3f} ns | "
-              f"{r['servo_max_abs_ns']:.3f} ns | {r['delay_ns']:.3f} ns | {r['slave_freq_ppb'] / 1000:+.3f} ppm |")
+              f"{r['servo_max_abs_ns']:.3f} ns | {r['delay_ns']:.3f} ns | {r['mean_freq_ppb'] / 1000:+.3f} ppm |")
     out = REPO / ("docs/figures" if default else "build/bench")
     out.mkdir(parents=True, exist_ok=True)
     (out / "ptp_sync.json").write_text(json.dumps({"rows": rows, "command": " ".join(sys.argv)}, indent=1) + "\n")

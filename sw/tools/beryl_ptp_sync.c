@@ -9,7 +9,7 @@
  * (libberyl beryl_servo_*) adjusts the slave clock. Prints one JSON line per exchange with --verbose
  * and a summary JSON line at the end.
  *   beryl-ptp-sync --master SOCKET --slave SOCKET [--master-if N] [--slave-if N] [--count N]
- *                  [--interval-us X] [--settle N] [--pcap FILE]
+ *                  [--interval-us X] [--settle N] [--pcap FILE] [--init-offset-ns N]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -240,18 +240,20 @@ int main(int argc, char **argv)
 		{ "master-if", required_argument, NULL, 'a' }, { "slave-if", required_argument, NULL, 'b' },
 		{ "count", required_argument, NULL, 'n' }, { "interval-us", required_argument, NULL, 'i' },
 		{ "settle", required_argument, NULL, 'S' }, { "pcap", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
+		{ "verbose", no_argument, NULL, 'v' }, { "init-offset-ns", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct end m = { 0 }, s = { 0 };
 	unsigned count = 60, settle = 20;
-	double interval = 100e3;   /* ns of slave time between exchanges */
+	double interval = 100e3;   /* ns of master time between exchange starts */
 	bool verbose = false;
 	struct beryl_servo sv;
-	double sum = 0, sum_abs = 0, max_abs = 0, dsum = 0, t_start = 0, conv_ns = -1, last_bad = -1;
+	double sum = 0, sum_abs = 0, max_abs = 0, dsum = 0, fsum = 0, t_start = 0, conv_ns = -1, last_bad = -1;
+	long long init_offset = 0;
 	unsigned n_stat = 0;
 	int c, err = 0;
 
-	while ((c = getopt_long(argc, argv, "m:s:a:b:n:i:S:p:v", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:s:a:b:n:i:S:p:vo:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': m.sock = optarg; break;
 		case 's': s.sock = optarg; break;
@@ -262,9 +264,11 @@ int main(int argc, char **argv)
 		case 'S': settle = (unsigned)atoi(optarg); break;
 		case 'p': pcap_open(optarg); break;
 		case 'v': verbose = true; break;
+		case 'o': init_offset = atoll(optarg); break;
 		default:
 			fprintf(stderr, "usage: beryl-ptp-sync --master SOCKET --slave SOCKET [--master-if N] [--slave-if N]\n"
-					"       [--count N] [--interval-us X] [--settle N] [--pcap FILE] [--verbose]\n");
+					"       [--count N] [--interval-us X] [--settle N] [--pcap FILE] [--verbose]\n"
+					"       [--init-offset-ns N]   (step the slave clock by N ns first)\n");
 			return 2;
 		}
 	}
@@ -281,6 +285,8 @@ int main(int argc, char **argv)
 		beryl_close(s.dev);
 		return 3;
 	}
+	if (init_offset)
+		err = beryl_ptp_adjtime(s.dev, init_offset);
 	beryl_servo_init(&sv, 0);
 	for (unsigned k = 0; k < count && !err; k++) {
 		uint8_t f[128], r[2048];
@@ -292,7 +298,7 @@ int main(int argc, char **argv)
 
 		long long sim_ps = verbose ? sim_time_ps(s.dev) : -1;
 
-		err = beryl_ptp_gettime(s.dev, &start);
+		err = beryl_ptp_gettime(m.dev, &start);   /* the interval runs on the master's clock (never stepped) */
 		/* Sync and Follow_Up (t1 in the Follow_Up) */
 		len = ptp_msg(f, &m, PTP_SYNC, seq, NULL, NULL);
 		if (!err)
@@ -345,16 +351,17 @@ int main(int argc, char **argv)
 				sum += offset;
 				sum_abs += fabs(offset);
 				dsum += delay;
+				fsum += adj;
 				max_abs = fabs(offset) > max_abs ? fabs(offset) : max_abs;
 				n_stat++;
 			}
 		} else {
 			last_bad = (double)t2.sec * 1e9 + t2.nsec - t_start;
 		}
-		/* wait (by reading the slave clock: simulated time runs while the device is busy) */
+		/* wait (by reading the master clock: simulated time runs while the device is busy) */
 		do {
 			if (!err)
-				err = beryl_ptp_gettime(s.dev, &now);
+				err = beryl_ptp_gettime(m.dev, &now);
 		} while (!err && beryl_ptp_diff_ns(&now, &start) < interval);
 	}
 	if (err) {
@@ -366,9 +373,9 @@ int main(int argc, char **argv)
 		conv_ns = last_bad;
 		printf("{\"exchanges\": %u, \"settle\": %u, \"samples\": %u, \"mean_offset_ns\": %.3f, "
 		       "\"mean_abs_offset_ns\": %.3f, \"max_abs_offset_ns\": %.3f, \"mean_delay_ns\": %.3f, "
-		       "\"slave_freq_ppb\": %.3f, \"last_offset_over_10ns_at_ns\": %.0f}\n", count, settle, n_stat,
-		       n_stat ? sum / n_stat : 0, n_stat ? sum_abs / n_stat : 0, max_abs, n_stat ? dsum / n_stat : 0,
-		       ppb, conv_ns);
+		       "\"slave_freq_ppb\": %.3f, \"mean_freq_ppb\": %.3f, \"last_offset_over_10ns_at_ns\": %.0f}\n",
+		       count, settle, n_stat, n_stat ? sum / n_stat : 0, n_stat ? sum_abs / n_stat : 0, max_abs,
+		       n_stat ? dsum / n_stat : 0, ppb, n_stat ? fsum / n_stat : 0, conv_ns);
 	}
 	if (pcap)
 		fclose(pcap);
