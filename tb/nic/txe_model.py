@@ -66,6 +66,7 @@ class SchedBench:
         self.check_fair = False
         self.bad_sent = 0
         self.bad_rate = 0.0
+        self.settling = False                    # end of a drain: no bogus statuses (counters settle)
         self.bp = 0.0
         self.idle = 0.0
         self.en = 1
@@ -194,7 +195,7 @@ class SchedBench:
             d.tx_sts_valid.value = 1
             d.tx_sts_qidx.value, d.tx_sts_result.value = sts[1], sts[2]
             d.tx_sts_pkts.value, d.tx_sts_bytes.value = sts[3], sts[4]
-        elif self.bad_rate and r.random() < self.bad_rate:
+        elif self.bad_rate and not self.settling and r.random() < self.bad_rate:
             # a queue with no command in flight, and not the one that may be taken this edge
             # (a presented command not taken yet is not in flight: a status for it is bad)
             presented = int(d.tx_cmd_qidx.value) if d.tx_cmd_valid.value == 1 else None
@@ -245,14 +246,17 @@ class SchedBench:
         return False
 
     async def drain(self, more=lambda: False, limit=400000):
-        """Run until nothing is pending or in flight for 40 cycles."""
+        """Run until nothing is pending or in flight for 40 cycles; the last 20 send no bogus statuses, so
+        bad_sts_count has counted every one sent when this returns."""
         quiet = 0
         start = self.now
         while quiet <= 40:
+            self.settling = quiet > 20
             valid = await self.step()
             assert self.now - start < limit, "bench timed out"
             busy = (valid or self.inflight or self.db_list or self.db_drv is not None or self.busy() or more())
             quiet = 0 if busy else quiet + 1
+        self.settling = False
 
     def check_end(self):
         d = self.dut

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.triggers import FallingEdge, ReadOnly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from txe_model import MODES, SchedBench  # noqa: E402
@@ -53,10 +52,6 @@ class Bench(SchedBench):
             await self.step()
         self.en = 1
         await self.drain()
-        await FallingEdge(self.dut.clk)
-        self.dut.tx_sts_valid.value = 0
-        self.dut.db_evt_valid.value = 0
-        await ReadOnly()
 
 
 @cocotb.test()

@@ -1,0 +1,2 @@
+beryl_nic_pkg.sv
+beryl_nic_sched_tdma.sv
