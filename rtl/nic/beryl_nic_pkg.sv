@@ -187,7 +187,7 @@ package beryl_nic_pkg;
   // (the seconds above bit 17 and ns bits 31:30, always 0, are dropped)
   /* verilator lint_off UNUSEDSIGNAL */
   function automatic logic [63:0] ts_of_tod(input logic [95:0] tod);
-    return {tod[65:48], tod[45:16], tod[15:0]};
+    ts_of_tod = {tod[65:48], tod[45:16], tod[15:0]};
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -205,7 +205,7 @@ package beryl_nic_pkg;
       sum = sum - (48'sd1000000000 <<< 16);
       sec = sec + 18'd1;
     end
-    return {sec, sum[45:0]};
+    ts_add = {sec, sum[45:0]};
   endfunction
 
 endpackage

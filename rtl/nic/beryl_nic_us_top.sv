@@ -120,7 +120,7 @@ module beryl_nic_us_top #(
   localparam int APP_ADDR_W = beryl_regs_pkg::APP_ADDR_W;
   localparam int IFA_W      = beryl_regs_pkg::NIC_IF_BLOCK_ADDR_W;
   localparam int PTPA_W     = beryl_regs_pkg::PTP_BLOCK_ADDR_W;
-  localparam int PTP_OFF    = int'(beryl_regs_pkg::PTP_BLOCK_APP_OFFSET);
+  localparam int PTP_OFF    = beryl_regs_pkg::PTP_BLOCK_APP_OFFSET;
   localparam int NB         = IF_COUNT + 1;   // register blocks in the window: interfaces, PTP clock
 
   if (TLP_DATA_W != 512 || IF_COUNT < 1 || IF_COUNT > 4 || (1 << IFS_W) != IF_COUNT) begin : g_chk

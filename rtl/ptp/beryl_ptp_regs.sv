@@ -41,27 +41,25 @@ module beryl_ptp_regs #(
   output      logic        perout     // periodic output
 );
 
-  import beryl_regs_pkg::*;
-
-  localparam int NREG = PTP_REG_COUNT;
-  localparam int W_CMD       = PTP_CMD_OFFSET / 4;
-  localparam int W_STATUS    = PTP_STATUS_OFFSET / 4;
-  localparam int W_SET_FNS   = PTP_SET_FNS_OFFSET / 4;
-  localparam int W_SET_NS    = PTP_SET_NS_OFFSET / 4;
-  localparam int W_SET_SLO   = PTP_SET_SEC_LO_OFFSET / 4;
-  localparam int W_SET_SHI   = PTP_SET_SEC_HI_OFFSET / 4;
-  localparam int W_ADJ_FNS   = PTP_ADJ_FNS_OFFSET / 4;
-  localparam int W_ADJ_NS    = PTP_ADJ_NS_OFFSET / 4;
-  localparam int W_INCR_NS   = PTP_INCR_NS_OFFSET / 4;
-  localparam int W_INCR_FNS  = PTP_INCR_FNS_OFFSET / 4;
-  localparam int W_PO_CTRL   = PTP_PEROUT_CTRL_OFFSET / 4;
-  localparam int W_PO_SLO    = PTP_PEROUT_START_SEC_LO_OFFSET / 4;
-  localparam int W_PO_SHI    = PTP_PEROUT_START_SEC_HI_OFFSET / 4;
-  localparam int W_PO_SNS    = PTP_PEROUT_START_NS_OFFSET / 4;
-  localparam int W_PO_PSEC   = PTP_PEROUT_PERIOD_SEC_OFFSET / 4;
-  localparam int W_PO_PNS    = PTP_PEROUT_PERIOD_NS_OFFSET / 4;
-  localparam int W_PO_PFNS   = PTP_PEROUT_PERIOD_FNS_OFFSET / 4;
-  localparam int W_PO_WID    = PTP_PEROUT_WIDTH_NS_OFFSET / 4;
+  localparam int NREG = beryl_regs_pkg::PTP_REG_COUNT;
+  localparam int W_CMD       = beryl_regs_pkg::PTP_CMD_OFFSET / 4;
+  localparam int W_STATUS    = beryl_regs_pkg::PTP_STATUS_OFFSET / 4;
+  localparam int W_SET_FNS   = beryl_regs_pkg::PTP_SET_FNS_OFFSET / 4;
+  localparam int W_SET_NS    = beryl_regs_pkg::PTP_SET_NS_OFFSET / 4;
+  localparam int W_SET_SLO   = beryl_regs_pkg::PTP_SET_SEC_LO_OFFSET / 4;
+  localparam int W_SET_SHI   = beryl_regs_pkg::PTP_SET_SEC_HI_OFFSET / 4;
+  localparam int W_ADJ_FNS   = beryl_regs_pkg::PTP_ADJ_FNS_OFFSET / 4;
+  localparam int W_ADJ_NS    = beryl_regs_pkg::PTP_ADJ_NS_OFFSET / 4;
+  localparam int W_INCR_NS   = beryl_regs_pkg::PTP_INCR_NS_OFFSET / 4;
+  localparam int W_INCR_FNS  = beryl_regs_pkg::PTP_INCR_FNS_OFFSET / 4;
+  localparam int W_PO_CTRL   = beryl_regs_pkg::PTP_PEROUT_CTRL_OFFSET / 4;
+  localparam int W_PO_SLO    = beryl_regs_pkg::PTP_PEROUT_START_SEC_LO_OFFSET / 4;
+  localparam int W_PO_SHI    = beryl_regs_pkg::PTP_PEROUT_START_SEC_HI_OFFSET / 4;
+  localparam int W_PO_SNS    = beryl_regs_pkg::PTP_PEROUT_START_NS_OFFSET / 4;
+  localparam int W_PO_PSEC   = beryl_regs_pkg::PTP_PEROUT_PERIOD_SEC_OFFSET / 4;
+  localparam int W_PO_PNS    = beryl_regs_pkg::PTP_PEROUT_PERIOD_NS_OFFSET / 4;
+  localparam int W_PO_PFNS   = beryl_regs_pkg::PTP_PEROUT_PERIOD_FNS_OFFSET / 4;
+  localparam int W_PO_WID    = beryl_regs_pkg::PTP_PEROUT_WIDTH_NS_OFFSET / 4;
 
   function automatic logic [NREG-1:0] wr_mask();
     wr_mask = '0;
@@ -78,8 +76,8 @@ module beryl_ptp_regs #(
   beryl_axil_regfile #(
     .ADDR_W        (8),
     .REG_COUNT     (NREG),
-    .BLOCK_TYPE    (PTP_BLOCK_TYPE),
-    .BLOCK_VERSION (PTP_BLOCK_VERSION),
+    .BLOCK_TYPE    (beryl_regs_pkg::PTP_BLOCK_TYPE),
+    .BLOCK_VERSION (beryl_regs_pkg::PTP_BLOCK_VERSION),
     .BLOCK_NEXT    (BLOCK_NEXT),
     .WR_MASK       (wr_mask())
   ) u_regs (
@@ -137,10 +135,10 @@ module beryl_ptp_regs #(
   logic              set_err_q;
 
   assign cmd        = wr_en[W_CMD] && wr_strb[0];
-  assign snap_req   = cmd && wr_data[PTP_CMD_SNAP_LSB];
-  assign set_valid  = cmd && wr_data[PTP_CMD_SET_TOD_LSB];
-  assign adj_valid  = cmd && wr_data[PTP_CMD_ADJ_LSB];
-  assign incr_valid = cmd && wr_data[PTP_CMD_INCR_LSB];
+  assign snap_req   = cmd && wr_data[beryl_regs_pkg::PTP_CMD_SNAP_LSB];
+  assign set_valid  = cmd && wr_data[beryl_regs_pkg::PTP_CMD_SET_TOD_LSB];
+  assign adj_valid  = cmd && wr_data[beryl_regs_pkg::PTP_CMD_ADJ_LSB];
+  assign incr_valid = cmd && wr_data[beryl_regs_pkg::PTP_CMD_INCR_LSB];
 
   /* verilator lint_off UNUSEDSIGNAL */
   logic [79:0] rel;   // the relative counter is read through the snapshot only
@@ -217,24 +215,24 @@ module beryl_ptp_regs #(
   always_comb begin
     for (int i = 0; i < NREG; i++) rd_words[i*32 +: 32] = stage_q[i];
     rd_words[W_CMD*32 +: 32] = '0;
-    rd_words[PTP_NOM_INCR_NS_OFFSET*8 +: 32]  = 32'(PERIOD_NS);
-    rd_words[PTP_NOM_INCR_FNS_OFFSET*8 +: 32] = 32'(PERIOD_FNS);
-    rd_words[PTP_FNS_W_OFFSET*8 +: 32]        = 32'(FNS_W);
+    rd_words[beryl_regs_pkg::PTP_NOM_INCR_NS_OFFSET*8 +: 32]  = 32'(PERIOD_NS);
+    rd_words[beryl_regs_pkg::PTP_NOM_INCR_FNS_OFFSET*8 +: 32] = 32'(PERIOD_FNS);
+    rd_words[beryl_regs_pkg::PTP_FNS_W_OFFSET*8 +: 32]        = 32'(FNS_W);
     rd_words[W_STATUS*32 +: 32]               = {29'd0, perout, po_cfg_err, set_err_q};
-    rd_words[PTP_SNAP_TOD_FNS_OFFSET*8 +: 32]    = {16'd0, snap_tod[15:0]};
-    rd_words[PTP_SNAP_TOD_NS_OFFSET*8 +: 32]     = snap_tod[47:16];
-    rd_words[PTP_SNAP_TOD_SEC_LO_OFFSET*8 +: 32] = snap_tod[79:48];
-    rd_words[PTP_SNAP_TOD_SEC_HI_OFFSET*8 +: 32] = {16'd0, snap_tod[95:80]};
-    rd_words[PTP_SNAP_REL_FNS_OFFSET*8 +: 32]    = {16'd0, snap_rel[15:0]};
-    rd_words[PTP_SNAP_REL_NS_LO_OFFSET*8 +: 32]  = snap_rel[47:16];
-    rd_words[PTP_SNAP_REL_NS_HI_OFFSET*8 +: 32]  = snap_rel[79:48];
-    rd_words[PTP_INCR_CUR_NS_OFFSET*8 +: 32]     = {24'd0, incr_cur[FNS_W +: 8]};
-    rd_words[PTP_INCR_CUR_FNS_OFFSET*8 +: 32]    = 32'(incr_cur[FNS_W-1:0]) << (32 - FNS_W);
-    rd_words[PTP_PPS_COUNT_OFFSET*8 +: 32]       = pps_cnt_q;
-    rd_words[PTP_STEP_COUNT_OFFSET*8 +: 32]      = step_cnt_q;
-    rd_words[PTP_SET_ERR_COUNT_OFFSET*8 +: 32]   = set_err_cnt_q;
-    rd_words[PTP_PEROUT_SKIPPED_OFFSET*8 +: 32]  = po_skip;
-    rd_words[PTP_PEROUT_EDGES_OFFSET*8 +: 32]    = edge_cnt_q;
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_FNS_OFFSET*8 +: 32]    = {16'd0, snap_tod[15:0]};
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_NS_OFFSET*8 +: 32]     = snap_tod[47:16];
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_SEC_LO_OFFSET*8 +: 32] = snap_tod[79:48];
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_SEC_HI_OFFSET*8 +: 32] = {16'd0, snap_tod[95:80]};
+    rd_words[beryl_regs_pkg::PTP_SNAP_REL_FNS_OFFSET*8 +: 32]    = {16'd0, snap_rel[15:0]};
+    rd_words[beryl_regs_pkg::PTP_SNAP_REL_NS_LO_OFFSET*8 +: 32]  = snap_rel[47:16];
+    rd_words[beryl_regs_pkg::PTP_SNAP_REL_NS_HI_OFFSET*8 +: 32]  = snap_rel[79:48];
+    rd_words[beryl_regs_pkg::PTP_INCR_CUR_NS_OFFSET*8 +: 32]     = {24'd0, incr_cur[FNS_W +: 8]};
+    rd_words[beryl_regs_pkg::PTP_INCR_CUR_FNS_OFFSET*8 +: 32]    = 32'(incr_cur[FNS_W-1:0]) << (32 - FNS_W);
+    rd_words[beryl_regs_pkg::PTP_PPS_COUNT_OFFSET*8 +: 32]       = pps_cnt_q;
+    rd_words[beryl_regs_pkg::PTP_STEP_COUNT_OFFSET*8 +: 32]      = step_cnt_q;
+    rd_words[beryl_regs_pkg::PTP_SET_ERR_COUNT_OFFSET*8 +: 32]   = set_err_cnt_q;
+    rd_words[beryl_regs_pkg::PTP_PEROUT_SKIPPED_OFFSET*8 +: 32]  = po_skip;
+    rd_words[beryl_regs_pkg::PTP_PEROUT_EDGES_OFFSET*8 +: 32]    = edge_cnt_q;
   end
 
 endmodule
