@@ -1,30 +1,33 @@
 // SPDX-License-Identifier: MIT
 // TDMA transmit gate (docs/blocks/tdma.md), one per port between the TX engine and the MAC: a frame starts
 // only if, at the line rate, it finishes before the current slot closes; it waits otherwise (never dropped,
-// never cut). One register stage (latency 1 clock, enabled or not), one beat per clock. With QMASK_EN the
-// input is held off for 2^QI_W clocks after reset while the mask RAM clears.
+// never cut). A frame that may not go now moves to a park buffer (PARK_BEATS) so that the frames behind it
+// go on; parked frames go first when allowed, per-queue order is kept. One register stage (latency 1 clock,
+// enabled or not), one beat per clock. With QMASK_EN the input waits 2^QI_W clocks after reset (mask RAM).
 `default_nettype none
 
 module beryl_nic_tx_gate #(
-  parameter int DATA_W    = 512,                              // AXI-Stream data width, bits, 64..1024, x8
-  parameter int KEEP_W    = DATA_W / 8,                       // byte enables (derived)
-  parameter int QI_W      = 12,                               // TX queue index width, bits, 1..15
-  parameter int SLOTS_MAX = 8,                                // timer's SLOTS_MAX, 1..32
-  parameter int SI_W      = SLOTS_MAX > 1 ? $clog2(SLOTS_MAX) : 1, // slot index width (derived)
-  parameter int SC_W      = $clog2(SLOTS_MAX + 1),            // slot count width (derived)
-  parameter int QMASK_EN  = 1,                                // 1: per-queue slot masks (hold_own), 0: none
-  parameter int MIN_FRAME = 60                                // bytes the MAC pads a frame to (no FCS), 0..255
+  parameter int DATA_W      = 512,                              // AXI-Stream data width, bits, 64..1024, x8
+  parameter int KEEP_W      = DATA_W / 8,                       // byte enables (derived)
+  parameter int QI_W        = 12,                               // TX queue index width, bits, 1..15
+  parameter int SLOTS_MAX   = 8,                                // timer's SLOTS_MAX, 1..32
+  parameter int SI_W        = SLOTS_MAX > 1 ? $clog2(SLOTS_MAX) : 1, // slot index width (derived)
+  parameter int SC_W        = $clog2(SLOTS_MAX + 1),            // slot count width (derived)
+  parameter int QMASK_EN    = 1,                                // 1: per-queue slot masks (hold_own), 0: none
+  parameter int MIN_FRAME   = 60,                               // bytes the MAC pads a frame to (no FCS), 0..255
+  parameter int PARK_BEATS  = 256,                              // park buffer, beats; 0 (none) or 2^n, 4..4096
+  parameter int PARK_FRAMES = 16                                // parked frames at most, 2^n, 2..64
 ) (
   input  wire logic                 clk,
   input  wire logic                 rst,
 
-  // frames from the TX engine; len and qidx are valid with every beat of a frame
+  // frames from the TX engine; len and qidx are valid with every beat of a frame, len matches the beats
   input  wire logic [DATA_W-1:0]    s_axis_tdata,
   input  wire logic [KEEP_W-1:0]    s_axis_tkeep,
   input  wire logic                 s_axis_tvalid,
   output logic                      s_axis_tready,
   input  wire logic                 s_axis_tlast,
-  input  wire logic [15:0]          s_axis_len,      // frame length, bytes, as on the stream (no FCS)
+  input  wire logic [15:0]          s_axis_len,      // frame length, bytes, as on the stream (no FCS), >= 1
   input  wire logic [QI_W-1:0]      s_axis_qidx,     // TX queue of the frame
 
   // frames to the MAC
@@ -60,8 +63,8 @@ module beryl_nic_tx_gate #(
 
   output logic [31:0]               hold_count,      // frames that waited: too long for what was left of a slot
   output logic [31:0]               offslot_count,   // frames that waited for a slot of their own (hold_own)
-  output logic [31:0]               overrun_count    // frames released at a slot start without fitting
-                                                     // (longer than a slot: they overrun it)
+  output logic [31:0]               overrun_count,   // frames released at a slot start without fitting
+  output logic [31:0]               park_count       // frames that went through the park buffer
 );
 
   if (DATA_W < 64 || DATA_W > 1024 || DATA_W % 8 != 0 || KEEP_W != DATA_W / 8) begin : g_chk_dw
@@ -76,10 +79,28 @@ module beryl_nic_tx_gate #(
   if (MIN_FRAME < 0 || MIN_FRAME > 255) begin : g_chk_min
     $error("%m: MIN_FRAME must be 0..255");
   end
+  if (PARK_BEATS != 0 && (PARK_BEATS < 4 || PARK_BEATS > 4096 || (PARK_BEATS & (PARK_BEATS - 1)) != 0)) begin : g_chk_pb
+    $error("%m: PARK_BEATS must be 0 or a power of two within 4..4096");
+  end
+  if (PARK_FRAMES < 2 || PARK_FRAMES > 64 || (PARK_FRAMES & (PARK_FRAMES - 1)) != 0) begin : g_chk_pf
+    $error("%m: PARK_FRAMES must be a power of two within 2..64");
+  end
 
-  localparam int NEED_W = 27;   // ns: 8.24 ns/byte x (2^16 + 255) bytes < 2^25 ns, + margin
+  localparam int  NEED_W  = 27;   // ns: 8.24 ns/byte x (2^16 + 255) bytes < 2^25 ns, + margin
+  localparam int  BYTES   = DATA_W / 8;
+  localparam int  BT_W    = 17 - $clog2(BYTES) + 1;            // beats of a frame
+  localparam bit  PARK_EN = PARK_BEATS != 0;
+  localparam int  PB_W    = PARK_EN ? $clog2(PARK_BEATS) : 1;
+  localparam int  PF_W    = $clog2(PARK_FRAMES);
+  localparam int  PBEAT_W = DATA_W + KEEP_W + 1;               // {last, keep, data}
+  localparam int  DESC_W  = 1 + 1 + SLOTS_MAX + NEED_W + 16 + QI_W;  // {held, off, mask, need, len, qidx}
 
-  // ---------------------------------------------------------------- the register stage
+  localparam logic [1:0] O_IDLE   = 2'd0;
+  localparam logic [1:0] O_STREAM = 2'd1;
+  localparam logic [1:0] O_PARK   = 2'd2;
+
+  // ---------------------------------------------------------------- declarations
+  // the register stage (stream)
   logic                 r_valid_q;
   logic [DATA_W-1:0]    r_data_q;
   logic [KEEP_W-1:0]    r_keep_q;
@@ -88,106 +109,285 @@ module beryl_nic_tx_gate #(
   logic [QI_W-1:0]      r_qidx_q;
   logic                 r_sop_q;        // the beat is the first of its frame
   logic [NEED_W-1:0]    r_need_q;       // ns the frame needs from its release to its last byte
+  logic [BT_W-1:0]      r_beats_q;
   logic                 in_sop_q;       // the next input beat starts a frame
-  logic                 committed_q;    // the first beat was presented and not yet taken
-  logic                 held_q;         // counted in hold_count
-  logic                 off_q;          // counted in offslot_count
+  logic                 fr_park_q;      // the stream frame goes to the park buffer
+  logic                 fr_held_q;      // the stream frame was counted in hold_count
+  logic                 fr_off_q;       // ... in offslot_count
+  logic [SLOTS_MAX-1:0] mask_q;         // the stream frame's mask
+  logic                 mask_init;      // the mask RAM is being set to all ones after reset (input held off)
 
   logic [16:0]          wire_b;
   logic [48:0]          prod;
   logic [NEED_W-1:0]    need_d;
   logic                 s_fire;
   logic                 m_fire;
-
-  logic [SLOTS_MAX-1:0] mask_q;         // the mask of the frame in the register stage
-  logic                 mask_init;      // the mask RAM is being set to all ones after reset (input held off)
+  logic                 r_fire;
   logic [SLOTS_MAX-1:0] cmask;
-  logic [SLOTS_MAX-1:0] mask_eff;
-  logic                 slot_ok;
-  logic                 fits;
-  logic                 overrun;
-  logic                 allow;
 
+  // output
+  logic [1:0]           o_src_q;        // frame being presented: committed once its first beat is shown
+  logic [1:0]           o_eff;
+  logic                 sel_p;
+  logic                 sel_s;
+
+  // rule for the stream frame (s) and the head parked frame (p)
+  logic                 s_first;        // first beat of an undecided stream frame in the stage
+  logic                 s_ok, s_fits, s_allow;
+  logic                 p_ok, p_fits, p_allow;
+  logic                 p_ready;        // a complete parked frame, its first beat prefetched
+  logic                 same_q;         // a parked frame of the stream frame's queue
+  logic                 room;           // the park buffer takes the whole stream frame
+  logic                 park_s;         // the stream frame goes to the park buffer now
+  logic                 pk_we;
+  logic                 s_look;         // the stream frame is next for the output (counters)
+  logic                 p_look;         // the head parked frame is next for the output (counters)
+
+  // park buffer
+  logic [PB_W:0]        pk_wr_q;
+  logic [PB_W:0]        pk_rd_q;
+  logic                 pf_valid_q;     // prefetched beat (the park RAM's read register)
+  logic [PBEAT_W-1:0]   pf_q;
+  logic                 pf_load;
+  logic [PF_W:0]        pd_wr_q;
+  logic [PF_W:0]        pd_rd_q;
+  logic [PARK_FRAMES-1:0] pd_done_q;    // the frame is complete in the buffer
+  logic [DESC_W-1:0]    pd_head;
+  logic [QI_W-1:0]      p_qidx;
+  logic [15:0]          p_len;
+  logic [NEED_W-1:0]    p_need;
+  logic [SLOTS_MAX-1:0] p_mask;
+  logic                 p_held;
+  logic                 p_off;
+  logic [PARK_FRAMES-1:0] pd_hit;
+  logic [15:0]          op_len_q;       // sidebands of the parked frame being output
+  logic [QI_W-1:0]      op_qidx_q;
+
+  // ---------------------------------------------------------------- common pieces
   assign s_fire = s_axis_tvalid && s_axis_tready;
   assign m_fire = m_axis_tvalid && m_axis_tready;
+
+  always_comb begin
+    for (int i = 0; i < SLOTS_MAX; i++) cmask[i] = SC_W'(i) < slot_count;
+  end
 
   // wire time from the length: ceil((max(len, MIN_FRAME) + overhead) x ns/byte) + margin
   assign wire_b = (s_axis_len < 16'(MIN_FRAME) ? 17'(MIN_FRAME) : {1'b0, s_axis_len}) + 17'(overhead_bytes);
   assign prod   = 49'(wire_b) * 49'(rate_nspb);
   assign need_d = NEED_W'((prod + 49'(24'hFFFFFF)) >> 24) + NEED_W'(margin_ns);
 
-  // ---------------------------------------------------------------- the rule (first beat in the stage)
+  // The rule: a valid slot the frame may use (with hold_own one of its mask; a mask with no slot below
+  // slot_count allows any), and the frame finishes before the slot closes. The first cycle of a slot offers
+  // the most time any slot does (all slots have one length): a frame that does not fit then never will, so it
+  // goes then rather than never (and overruns the slot end).
+  function automatic logic f_ok(input logic [SLOTS_MAX-1:0] m);
+    logic [SLOTS_MAX-1:0] me;
+    me = m & cmask;
+    return slot_valid && (QMASK_EN == 0 || !hold_own || me[slot_index] || me == '0);
+  endfunction
+
+  function automatic logic f_fits(input logic [NEED_W-1:0] need);
+    return slot_left_ns[31:NEED_W] != '0 || need <= slot_left_ns[NEED_W-1:0];
+  endfunction
+
+  assign s_ok    = f_ok(mask_q);
+  assign s_fits  = f_fits(r_need_q);
+  assign s_allow = !enable || (s_ok && (s_fits || slot_start));
+  assign p_ok    = f_ok(p_mask);
+  assign p_fits  = f_fits(p_need);
+  assign p_allow = !enable || (p_ok && (p_fits || slot_start));
+
+  // ---------------------------------------------------------------- output choice
+  // A parked frame is older than the stream frame: it goes first when both may. The stream frame passes the
+  // parked ones only if none is of its queue; otherwise, or when the rule keeps it, it parks (if it fits in the
+  // buffer) so that the frames behind it go on; if not, it waits in the stage.
+  assign s_first = r_valid_q && r_sop_q && !fr_park_q && o_src_q != O_STREAM;
+  assign sel_p   = PARK_EN && o_src_q == O_IDLE && p_ready && p_allow;
+  assign sel_s   = o_src_q == O_IDLE && !sel_p && s_first && s_allow && !same_q;
+  assign park_s  = PARK_EN && s_first && !(s_allow && !same_q) && room;
+  assign o_eff   = o_src_q != O_IDLE ? o_src_q : sel_p ? O_PARK : sel_s ? O_STREAM : O_IDLE;
+
+  // valid never depends on ready: a presented first beat stays presented (o_src_q) until taken
   always_comb begin
-    for (int i = 0; i < SLOTS_MAX; i++) cmask[i] = SC_W'(i) < slot_count;
+    m_axis_tvalid = 1'b0;
+    {m_axis_tlast, m_axis_tkeep, m_axis_tdata} = {r_last_q, r_keep_q, r_data_q};
+    m_axis_len    = r_len_q;
+    m_axis_qidx   = r_qidx_q;
+    if (o_eff == O_STREAM) begin
+      m_axis_tvalid = r_valid_q;
+    end else if (o_eff == O_PARK) begin
+      m_axis_tvalid = pf_valid_q;
+      {m_axis_tlast, m_axis_tkeep, m_axis_tdata} = pf_q;
+      // the head descriptor is popped when its frame is first presented: later beats use the copy
+      m_axis_len    = o_src_q == O_PARK ? op_len_q : p_len;
+      m_axis_qidx   = o_src_q == O_PARK ? op_qidx_q : p_qidx;
+    end
   end
-  assign mask_eff = mask_q & cmask;
-  // a queue with no slot left in its mask goes in any slot rather than never
-  assign slot_ok  = slot_valid && (QMASK_EN == 0 || !hold_own || mask_eff[slot_index] || mask_eff == '0);
-  assign fits     = slot_left_ns[31:NEED_W] != '0 || r_need_q <= slot_left_ns[NEED_W-1:0];
-  // The first cycle of a slot offers the most time any slot does (all slots have one length): a frame that
-  // does not fit then never will, so it goes then rather than never (and overruns the slot end).
-  assign overrun  = slot_start && !fits;
-  assign allow    = !enable || (slot_ok && (fits || overrun));
 
-  // valid never depends on ready: once presented, a first beat stays presented until taken
-  assign m_axis_tvalid = r_valid_q && (!r_sop_q || committed_q || allow);
-  assign s_axis_tready = (!r_valid_q || m_fire) && !mask_init;
+  assign pk_we  = PARK_EN && r_valid_q && (fr_park_q || park_s);
+  assign r_fire = (o_eff == O_STREAM && m_fire) || pk_we;
+  assign s_axis_tready = (!r_valid_q || r_fire) && !mask_init;
 
-  assign m_axis_tdata = r_data_q;
-  assign m_axis_tkeep = r_keep_q;
-  assign m_axis_tlast = r_last_q;
-  assign m_axis_len   = r_len_q;
-  assign m_axis_qidx  = r_qidx_q;
-
+  // ---------------------------------------------------------------- the register stage
   always_ff @(posedge clk) begin
     if (s_fire) begin
-      r_data_q <= s_axis_tdata;
-      r_keep_q <= s_axis_tkeep;
-      r_last_q <= s_axis_tlast;
-      r_len_q  <= s_axis_len;
-      r_qidx_q <= s_axis_qidx;
-      r_sop_q  <= in_sop_q;
-      if (in_sop_q) r_need_q <= need_d;
+      r_data_q  <= s_axis_tdata;
+      r_keep_q  <= s_axis_tkeep;
+      r_last_q  <= s_axis_tlast;
+      r_len_q   <= s_axis_len;
+      r_qidx_q  <= s_axis_qidx;
+      r_sop_q   <= in_sop_q;
+      if (in_sop_q) begin
+        r_need_q  <= need_d;
+        r_beats_q <= BT_W'((32'(s_axis_len) + BYTES - 1) / BYTES);
+      end
     end
     if (s_fire) begin
       r_valid_q <= 1'b1;
       in_sop_q  <= s_axis_tlast;
-    end else if (m_fire) begin
+    end else if (r_fire) begin
       r_valid_q <= 1'b0;
     end
-    committed_q <= r_valid_q && r_sop_q && m_axis_tvalid && !m_axis_tready;
+    // a new frame in the stage is undecided; parking is decided at its first beat
+    if (s_fire && in_sop_q) fr_park_q <= 1'b0;
+    else if (park_s) fr_park_q <= 1'b1;
+    if (m_fire && m_axis_tlast) o_src_q <= O_IDLE;
+    else o_src_q <= o_eff;
     if (rst) begin
-      r_valid_q   <= 1'b0;
-      in_sop_q    <= 1'b1;
-      committed_q <= 1'b0;
+      r_valid_q <= 1'b0;
+      in_sop_q  <= 1'b1;
+      fr_park_q <= 1'b0;
+      o_src_q   <= O_IDLE;
     end
   end
 
   // ---------------------------------------------------------------- counters (once per frame)
+  // A frame is looked at while it is next for the output: the undecided stream frame with the output idle, or
+  // the complete head parked frame. Its held/off flags move with it into the park buffer.
+  assign s_look = enable && s_first && o_src_q == O_IDLE && !sel_p && !same_q;
+  assign p_look = PARK_EN && enable && p_ready && o_src_q == O_IDLE;
+
   always_ff @(posedge clk) begin
     if (s_fire && in_sop_q) begin
-      held_q <= 1'b0;
-      off_q  <= 1'b0;
-    end else if (enable && r_valid_q && r_sop_q && !committed_q && !allow) begin
-      if (slot_ok && !held_q) begin
-        held_q     <= 1'b1;
-        hold_count <= hold_count + 1'b1;
-      end
-      if (slot_valid && !slot_ok && !off_q) begin
-        off_q         <= 1'b1;
-        offslot_count <= offslot_count + 1'b1;
-      end
+      fr_held_q <= 1'b0;
+      fr_off_q  <= 1'b0;
+    end else if (s_look && !s_allow) begin
+      if (s_ok) fr_held_q <= 1'b1;
+      if (slot_valid && !s_ok) fr_off_q <= 1'b1;
     end
-    if (enable && r_valid_q && r_sop_q && !committed_q && slot_ok && !fits && overrun) begin
-      overrun_count <= overrun_count + 1'b1;
+    if ((s_look && !s_allow && s_ok && !fr_held_q) || (p_look && !p_allow && p_ok && !p_held)) begin
+      hold_count <= hold_count + 1'b1;
     end
+    if ((s_look && !s_allow && slot_valid && !s_ok && !fr_off_q) ||
+        (p_look && !p_allow && slot_valid && !p_ok && !p_off)) begin
+      offslot_count <= offslot_count + 1'b1;
+    end
+    if ((sel_s && enable && !s_fits) || (sel_p && enable && !p_fits)) overrun_count <= overrun_count + 1'b1;
+    if (park_s) park_count <= park_count + 1'b1;
     if (rst) begin
-      held_q        <= 1'b0;
-      off_q         <= 1'b0;
+      fr_held_q     <= 1'b0;
+      fr_off_q      <= 1'b0;
       hold_count    <= '0;
       offslot_count <= '0;
       overrun_count <= '0;
+      park_count    <= '0;
     end
+  end
+
+  // ---------------------------------------------------------------- park buffer
+  if (PARK_EN) begin : g_park
+    logic [PBEAT_W-1:0] pk_mem [PARK_BEATS];
+    logic [DESC_W-1:0]  pd_mem [PARK_FRAMES];
+    logic [PARK_FRAMES-1:0] pd_valid;
+    logic [PB_W:0]      used;
+    logic               p_held_upd;
+    logic               p_off_upd;
+
+    // beats in the RAM (the prefetched one has left it)
+    assign used    = pk_wr_q - pk_rd_q;
+    assign room    = 32'(PARK_BEATS) - 32'(used) >= 32'(r_beats_q) && pd_wr_q - pd_rd_q != (PF_W + 1)'(PARK_FRAMES);
+    assign pf_load = pk_wr_q != pk_rd_q && (!pf_valid_q || (o_eff == O_PARK && m_fire));
+    assign pd_head = pd_mem[pd_rd_q[PF_W-1:0]];
+    assign {p_held, p_off, p_mask, p_need, p_len, p_qidx} = pd_head;
+    // the head frame is complete and its first beat is in the read register (parked frames leave whole,
+    // so the next beat to read is always the head frame's first while no parked frame is being output)
+    assign p_ready = pd_wr_q != pd_rd_q && pd_done_q[pd_rd_q[PF_W-1:0]] && pf_valid_q;
+
+    always_comb begin
+      for (int i = 0; i < PARK_FRAMES; i++) begin
+        pd_valid[i] = PF_W'(i - 32'(pd_rd_q[PF_W-1:0])) < PF_W'(pd_wr_q - pd_rd_q) ||
+                      (pd_wr_q - pd_rd_q) == (PF_W + 1)'(PARK_FRAMES);
+        pd_hit[i]   = pd_valid[i] && pd_mem[i][QI_W-1:0] == r_qidx_q;
+      end
+    end
+    assign same_q = |pd_hit;
+
+    // the head's held/off flags, updated while it waits
+    assign p_held_upd = p_look && !p_allow && p_ok;
+    assign p_off_upd  = p_look && !p_allow && slot_valid && !p_ok;
+
+    always_ff @(posedge clk) begin
+      if (pk_we) pk_mem[pk_wr_q[PB_W-1:0]] <= {r_last_q, r_keep_q, r_data_q};
+      if (pf_load) pf_q <= pk_mem[pk_rd_q[PB_W-1:0]];
+      // (a park and a head update never name the same entry: the buffer is neither empty nor full then)
+      if (park_s) begin
+        pd_mem[pd_wr_q[PF_W-1:0]] <= {fr_held_q || (s_look && !s_allow && s_ok),
+                                      fr_off_q || (s_look && !s_allow && slot_valid && !s_ok),
+                                      mask_q, r_need_q, r_len_q, r_qidx_q};
+      end
+      if (p_held_upd || p_off_upd) begin
+        pd_mem[pd_rd_q[PF_W-1:0]][DESC_W-1 -: 2] <= {p_held || p_held_upd, p_off || p_off_upd};
+      end
+      if (sel_p) begin
+        op_len_q  <= p_len;
+        op_qidx_q <= p_qidx;
+      end
+    end
+
+    always_ff @(posedge clk) begin
+      if (pk_we) pk_wr_q <= pk_wr_q + 1'b1;
+      if (pf_load) begin
+        pk_rd_q    <= pk_rd_q + 1'b1;
+        pf_valid_q <= 1'b1;
+      end else if (o_eff == O_PARK && m_fire) begin
+        pf_valid_q <= 1'b0;
+      end
+      if (park_s) begin
+        pd_wr_q <= pd_wr_q + 1'b1;
+        pd_done_q[pd_wr_q[PF_W-1:0]] <= r_last_q;
+      end else if (pk_we && r_last_q) begin
+        pd_done_q[pd_wr_q[PF_W-1:0] - 1'b1] <= 1'b1;
+      end
+      if (sel_p) pd_rd_q <= pd_rd_q + 1'b1;
+      if (rst) begin
+        pk_wr_q    <= '0;
+        pk_rd_q    <= '0;
+        pf_valid_q <= 1'b0;
+        pd_wr_q    <= '0;
+        pd_rd_q    <= '0;
+      end
+    end
+  end else begin : g_no_park
+    assign room     = 1'b0;
+    assign same_q   = 1'b0;
+    assign p_ready  = 1'b0;
+    assign pf_load  = 1'b0;
+    assign pd_head  = '0;
+    assign {p_held, p_off, p_mask, p_need, p_len, p_qidx} = pd_head;
+    assign pd_hit   = '0;
+    assign pk_wr_q  = '0;
+    assign pk_rd_q  = '0;
+    assign pf_valid_q = 1'b0;
+    assign pf_q     = '0;
+    assign pd_wr_q  = '0;
+    assign pd_rd_q  = '0;
+    assign pd_done_q = '0;
+    assign op_len_q  = '0;
+    assign op_qidx_q = '0;
+    // without a park buffer these exist only for a uniform interface
+    logic unused_park;
+    assign unused_park = &{1'b0, r_beats_q, pk_we, pf_load, pd_hit, pk_wr_q, pk_rd_q, pd_wr_q, pd_rd_q, pd_done_q,
+                           p_held, p_off, p_ok, p_fits, p_allow};
   end
 
   // ---------------------------------------------------------------- per-queue masks
