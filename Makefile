@@ -42,6 +42,11 @@ bench-nic-sim: setup
 bench-dma-sim: setup
 	$(PY) bench/sim/bench_dma_sim.py
 
+# TDMA: slot traffic after the slot edge at 100G and 10G (bench/nic/bench_tdma.py, about 2 min)
+.PHONY: bench-tdma
+bench-tdma: setup
+	$(PY) bench/nic/bench_tdma.py
+
 test: setup regs-check lint
 	$(PY) -m pytest -n $(JOBS) -q tb sw scripts
 

@@ -2,7 +2,7 @@
 // TDMA TX scheduler (docs/blocks/nic_core.md "Scheduler interface", docs/blocks/tdma.md): a queue gets commands
 // only while a slot of its mask is open (slot valid and more than guard_ns left), round robin per slot list;
 // queues left over when a slot closes move to the list of their next slot. One queue operation per 2 cycles;
-// doorbell to command 4 cycles in an open slot. After reset, QUEUE_COUNT cycles initialise the state RAM.
+// doorbell to command about 6 cycles in an open slot. After reset, QUEUE_COUNT cycles initialise the state RAM.
 `default_nettype none
 
 module beryl_nic_sched_tdma #(

@@ -16,7 +16,7 @@ module beryl_nic_tx_gate #(
   parameter int QMASK_EN    = 1,                                // 1: per-queue slot masks (hold_own), 0: none
   parameter int MIN_FRAME   = 60,                               // bytes the MAC pads a frame to (no FCS), 0..255
   parameter int PARK_BEATS  = 256,                              // park buffer, beats; 0 (none) or 2^n, 4..4096
-  parameter int PARK_FRAMES = 16                                // parked frames at most, 2^n, 2..64
+  parameter int PARK_FRAMES = 32                                // parked frames at most, 2^n, 2..64
 ) (
   input  wire logic                 clk,
   input  wire logic                 rst,
@@ -133,6 +133,8 @@ module beryl_nic_tx_gate #(
 
   // rule for the stream frame (s) and the head parked frame (p)
   logic                 s_first;        // first beat of an undecided stream frame in the stage
+  logic [SLOTS_MAX-1:0] s_me;           // masks limited to the slots that exist
+  logic [SLOTS_MAX-1:0] p_me;
   logic                 s_ok, s_fits, s_allow;
   logic                 p_ok, p_fits, p_allow;
   logic                 p_ready;        // a complete parked frame, its first beat prefetched
@@ -180,21 +182,13 @@ module beryl_nic_tx_gate #(
   // slot_count allows any), and the frame finishes before the slot closes. The first cycle of a slot offers
   // the most time any slot does (all slots have one length): a frame that does not fit then never will, so it
   // goes then rather than never (and overruns the slot end).
-  function automatic logic f_ok(input logic [SLOTS_MAX-1:0] m);
-    logic [SLOTS_MAX-1:0] me;
-    me = m & cmask;
-    return slot_valid && (QMASK_EN == 0 || !hold_own || me[slot_index] || me == '0);
-  endfunction
-
-  function automatic logic f_fits(input logic [NEED_W-1:0] need);
-    return slot_left_ns[31:NEED_W] != '0 || need <= slot_left_ns[NEED_W-1:0];
-  endfunction
-
-  assign s_ok    = f_ok(mask_q);
-  assign s_fits  = f_fits(r_need_q);
+  assign s_me    = mask_q & cmask;
+  assign p_me    = p_mask & cmask;
+  assign s_ok    = slot_valid && (QMASK_EN == 0 || !hold_own || s_me[slot_index] || s_me == '0);
+  assign p_ok    = slot_valid && (QMASK_EN == 0 || !hold_own || p_me[slot_index] || p_me == '0);
+  assign s_fits  = slot_left_ns[31:NEED_W] != '0 || r_need_q <= slot_left_ns[NEED_W-1:0];
+  assign p_fits  = slot_left_ns[31:NEED_W] != '0 || p_need <= slot_left_ns[NEED_W-1:0];
   assign s_allow = !enable || (s_ok && (s_fits || slot_start));
-  assign p_ok    = f_ok(p_mask);
-  assign p_fits  = f_fits(p_need);
   assign p_allow = !enable || (p_ok && (p_fits || slot_start));
 
   // ---------------------------------------------------------------- output choice
