@@ -106,7 +106,10 @@ class GateBench:
         return False, "hold"
 
     # ------------------------------------------------------------ one clock
-    async def step(self):
+    async def drive_inputs(self):
+        """Falling edge: next beat (random idle), output ready (random backpressure), slot program and
+        configuration; then ReadOnly. Returns (beat driven or None, m_axis_tready, slot tuple, mask write
+        presented or None)."""
         d, r = self.dut, self.rng
         await FallingEdge(d.clk)
         self.now += 1
@@ -124,14 +127,19 @@ class GateBench:
             d.s_axis_len.value, d.s_axis_qidx.value = drive[3], drive[4]
         rdy = int(r.random() >= self.bp)
         d.m_axis_tready.value = rdy
-        valid, idx, start, left, _, _ = self.prog.step()
-        d.slot_valid.value, d.slot_index.value, d.slot_start.value, d.slot_left_ns.value = valid, idx, start, left
+        slot = tuple(self.prog.step()[:4])
+        d.slot_valid.value, d.slot_index.value, d.slot_start.value, d.slot_left_ns.value = slot
         self.drive_cfg()
         cfg = self.cfg_q[0] if self.cfg_q else None
         d.cfg_valid.value = int(cfg is not None)
         if cfg is not None:
             d.cfg_qidx.value, d.cfg_mask.value = cfg
         await ReadOnly()
+        return drive, rdy, slot, cfg
+
+    async def step(self):
+        d = self.dut
+        drive, rdy, (valid, idx, start, left), cfg = await self.drive_inputs()
         s_fire = drive is not None and d.s_axis_tready.value == 1
         mv = d.m_axis_tvalid.value == 1
         # expected valid of the beat in the stage
@@ -370,31 +378,8 @@ class ParkBench(GateBench):
         self.parked_went = 0
 
     async def step(self):
-        d, r = self.dut, self.rng
-        await FallingEdge(d.clk)
-        self.now += 1
-        if not self.cur and self.src and r.random() >= self.idle:
-            data, q = self.src.popleft()
-            n = len(data)
-            for i in range(0, max(n, 1), BEAT):
-                chunk = data[i:i + BEAT]
-                self.cur.append((int.from_bytes(chunk, "little"), (1 << len(chunk)) - 1, i + BEAT >= n, n, q,
-                                 i == 0, data))
-        drive = self.cur[0] if self.cur and r.random() >= self.idle else None
-        d.s_axis_tvalid.value = int(drive is not None)
-        if drive is not None:
-            d.s_axis_tdata.value, d.s_axis_tkeep.value, d.s_axis_tlast.value = drive[0], drive[1], int(drive[2])
-            d.s_axis_len.value, d.s_axis_qidx.value = drive[3], drive[4]
-        rdy = int(r.random() >= self.bp)
-        d.m_axis_tready.value = rdy
-        slot = self.prog.step()[:4]
-        d.slot_valid.value, d.slot_index.value, d.slot_start.value, d.slot_left_ns.value = slot
-        self.drive_cfg()
-        cfg = self.cfg_q[0] if self.cfg_q else None
-        d.cfg_valid.value = int(cfg is not None)
-        if cfg is not None:
-            d.cfg_qidx.value, d.cfg_mask.value = cfg
-        await ReadOnly()
+        d = self.dut
+        drive, rdy, slot, cfg = await self.drive_inputs()
         s_fire = drive is not None and d.s_axis_tready.value == 1
         mv = d.m_axis_tvalid.value == 1
         if mv:
