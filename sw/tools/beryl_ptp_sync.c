@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 	beryl_servo_init(&sv, 0);
 	for (unsigned k = 0; k < count && !err; k++) {
 		uint8_t f[128], r[2048];
-		struct beryl_ptp_time t1, t2, t3, t4, t2_, t4_, start, now;
+		struct beryl_ptp_time t1, t2, t3, t4, unused, start, now;   /* unused: stamps of Follow_Up/Delay_Resp */
 		size_t len;
 		double offset, delay, adj, step;
 		enum beryl_servo_state st;
@@ -307,9 +307,9 @@ int main(int argc, char **argv)
 			err = recv_msg(&s, PTP_SYNC, seq, r, &t2);
 		len = ptp_msg(f, &m, PTP_FOLLOW_UP, seq, &t1, NULL);
 		if (!err)
-			err = send_ts(&m, f, len, &t1);     /* (the Follow_Up's own send time is not used) */
+			err = send_ts(&m, f, len, &unused);
 		if (!err)
-			err = recv_msg(&s, PTP_FOLLOW_UP, seq, r, &t2_);
+			err = recv_msg(&s, PTP_FOLLOW_UP, seq, r, &unused);
 		if (err)
 			break;
 		t1 = msg_ts(r);
@@ -320,9 +320,9 @@ int main(int argc, char **argv)
 			err = recv_msg(&m, PTP_DELAY_REQ, seq, r, &t4);
 		len = ptp_msg(f, &m, PTP_DELAY_RESP, seq, &t4, r + HDR + 20);
 		if (!err)
-			err = send_ts(&m, f, len, &t4_);
+			err = send_ts(&m, f, len, &unused);
 		if (!err)
-			err = recv_msg(&s, PTP_DELAY_RESP, seq, r, &t4_);
+			err = recv_msg(&s, PTP_DELAY_RESP, seq, r, &unused);
 		if (err)
 			break;
 		t4 = msg_ts(r);

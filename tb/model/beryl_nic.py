@@ -368,7 +368,7 @@ class NicInterface:
 NS_PER_S = 10**9
 
 
-def ts_to_ns(ts, ref_sec=0):
+def ts_split(ts, ref_sec=0):
     """Completion timestamp {sec[17:0], ns[29:0], fns16} -> (seconds, time within the second in 2^-16 ns).
     The 18-bit seconds are extended to the full value nearest `ref_sec` (a clock read within 2^17 s)."""
     sec_lo, ns, fns = ts >> 46, (ts >> 16) & ((1 << 30) - 1), ts & 0xFFFF
@@ -380,7 +380,7 @@ def ts_to_ns(ts, ref_sec=0):
 
 def ts_units(ts, ref_sec=0):
     """Completion timestamp -> time of day in units of 2^-16 ns (one integer: exact differences)."""
-    sec, nsf = ts_to_ns(ts, ref_sec)
+    sec, nsf = ts_split(ts, ref_sec)
     return (sec * NS_PER_S << 16) + nsf
 
 
