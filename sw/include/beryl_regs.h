@@ -140,10 +140,10 @@
 #define BERYL_MSIX_MSG_SENT_COUNT_OFFSET 28u                    /* RO Messages sent */
 #define BERYL_MSIX_MSG_DEFERRED_COUNT_OFFSET 32u                /* RO Messages deferred */
 #define BERYL_NIC_IF_BLOCK_TYPE 0x42520020u                     /* NIC interface block (in the APP window) */
-#define BERYL_NIC_IF_BLOCK_VERSION 0x00030000u                  /* register interface version, 8.8.16 */
+#define BERYL_NIC_IF_BLOCK_VERSION 0x00040000u                  /* register interface version, 8.8.16 */
 #define BERYL_NIC_IF_BLOCK_ADDR_W 9u                            /* window of one instance is 2**ADDR_W bytes */
 #define BERYL_NIC_IF_BLOCK_APP_OFFSET 0x00000000u               /* byte offset in the APP window */
-#define BERYL_NIC_IF_REG_COUNT 89u                              /* 32-bit words from +0x0 to the last register */
+#define BERYL_NIC_IF_REG_COUNT 113u                             /* 32-bit words from +0x0 to the last register */
 #define BERYL_NIC_IF_TYPE_OFFSET 0u                             /* RO Block type */
 #define BERYL_NIC_IF_VERSION_OFFSET 4u                          /* RO Block version */
 #define BERYL_NIC_IF_NEXT_OFFSET 8u                             /* RO Next block */
@@ -177,6 +177,8 @@
 #define BERYL_NIC_IF_FEATURES_PTP_TS_LSB 4u
 #define BERYL_NIC_IF_FEATURES_PTP_TS_W 1u
 #define BERYL_NIC_IF_FEATURES_PTP_TS_MASK 0x00000010u
+#define BERYL_NIC_IF_TX_SCHED_OFFSET 72u                        /* RO TX scheduler */
+#define BERYL_NIC_IF_TDMA_SLOTS_MAX_OFFSET 76u                  /* RO TDMA slots */
 #define BERYL_NIC_IF_TXQ_DB_OFFSET 80u                          /* WO TX queue doorbell */
 #define BERYL_NIC_IF_TXQ_DB_RESET 0x00000000u
 #define BERYL_NIC_IF_TXQ_DB_QUEUE_LSB 0u
@@ -350,6 +352,91 @@
 #define BERYL_NIC_IF_PORT_TX_TS_CORR_RESET 0x00000000u
 #define BERYL_NIC_IF_PORT_RX_TS_CORR_OFFSET 352u                /* RW Port RX timestamp correction */
 #define BERYL_NIC_IF_PORT_RX_TS_CORR_RESET 0x00000000u
+#define BERYL_NIC_IF_SCHED_Q_SEL_OFFSET 368u                    /* RW Scheduler queue select */
+#define BERYL_NIC_IF_SCHED_Q_SEL_RESET 0x00000000u
+#define BERYL_NIC_IF_SCHED_Q_SEL_QUEUE_LSB 0u
+#define BERYL_NIC_IF_SCHED_Q_SEL_QUEUE_W 16u
+#define BERYL_NIC_IF_SCHED_Q_SEL_QUEUE_MASK 0x0000ffffu
+#define BERYL_NIC_IF_SCHED_Q_CMD_OFFSET 372u                    /* RW Scheduler queue command */
+#define BERYL_NIC_IF_SCHED_Q_CMD_RESET 0x00000000u
+#define BERYL_NIC_IF_SCHED_Q_CMD_OP_LSB 0u
+#define BERYL_NIC_IF_SCHED_Q_CMD_OP_W 2u
+#define BERYL_NIC_IF_SCHED_Q_CMD_OP_MASK 0x00000003u
+#define BERYL_NIC_IF_SCHED_Q_CMD_ERR_LSB 8u
+#define BERYL_NIC_IF_SCHED_Q_CMD_ERR_W 1u
+#define BERYL_NIC_IF_SCHED_Q_CMD_ERR_MASK 0x00000100u
+#define BERYL_NIC_IF_SCHED_Q_RATE_OFFSET 376u                   /* RW Scheduler queue rate */
+#define BERYL_NIC_IF_SCHED_Q_RATE_RESET 0x00000000u
+#define BERYL_NIC_IF_SCHED_Q_BURST_OFFSET 380u                  /* RW Scheduler queue burst */
+#define BERYL_NIC_IF_SCHED_Q_BURST_RESET 0x00000000u
+#define BERYL_NIC_IF_SCHED_Q_BURST_BURST_LSB 0u
+#define BERYL_NIC_IF_SCHED_Q_BURST_BURST_W 24u
+#define BERYL_NIC_IF_SCHED_Q_BURST_BURST_MASK 0x00ffffffu
+#define BERYL_NIC_IF_SCHED_Q_TOKENS_OFFSET 384u                 /* RO Scheduler queue tokens */
+#define BERYL_NIC_IF_SCHED_Q_TOKENS_RESET 0x00000000u
+#define BERYL_NIC_IF_SCHED_Q_SLOTS_OFFSET 388u                  /* RW Scheduler queue slots */
+#define BERYL_NIC_IF_SCHED_Q_SLOTS_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_CTRL_OFFSET 392u                      /* RW TDMA control */
+#define BERYL_NIC_IF_TDMA_CTRL_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_CTRL_ENABLE_LSB 0u
+#define BERYL_NIC_IF_TDMA_CTRL_ENABLE_W 1u
+#define BERYL_NIC_IF_TDMA_CTRL_ENABLE_MASK 0x00000001u
+#define BERYL_NIC_IF_TDMA_CTRL_GATE_LSB 1u
+#define BERYL_NIC_IF_TDMA_CTRL_GATE_W 1u
+#define BERYL_NIC_IF_TDMA_CTRL_GATE_MASK 0x00000002u
+#define BERYL_NIC_IF_TDMA_CTRL_HOLD_OWN_LSB 2u
+#define BERYL_NIC_IF_TDMA_CTRL_HOLD_OWN_W 1u
+#define BERYL_NIC_IF_TDMA_CTRL_HOLD_OWN_MASK 0x00000004u
+#define BERYL_NIC_IF_TDMA_CTRL_SEARCHING_LSB 8u
+#define BERYL_NIC_IF_TDMA_CTRL_SEARCHING_W 1u
+#define BERYL_NIC_IF_TDMA_CTRL_SEARCHING_MASK 0x00000100u
+#define BERYL_NIC_IF_TDMA_CTRL_CFG_ERR_LSB 9u
+#define BERYL_NIC_IF_TDMA_CTRL_CFG_ERR_W 1u
+#define BERYL_NIC_IF_TDMA_CTRL_CFG_ERR_MASK 0x00000200u
+#define BERYL_NIC_IF_TDMA_CTRL_SLOT_VALID_LSB 10u
+#define BERYL_NIC_IF_TDMA_CTRL_SLOT_VALID_W 1u
+#define BERYL_NIC_IF_TDMA_CTRL_SLOT_VALID_MASK 0x00000400u
+#define BERYL_NIC_IF_TDMA_CTRL_SLOT_INDEX_LSB 16u
+#define BERYL_NIC_IF_TDMA_CTRL_SLOT_INDEX_W 8u
+#define BERYL_NIC_IF_TDMA_CTRL_SLOT_INDEX_MASK 0x00ff0000u
+#define BERYL_NIC_IF_TDMA_START_SEC_LO_OFFSET 396u              /* RW TDMA start, seconds low */
+#define BERYL_NIC_IF_TDMA_START_SEC_LO_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_START_SEC_HI_OFFSET 400u              /* RW TDMA start, seconds high */
+#define BERYL_NIC_IF_TDMA_START_SEC_HI_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_START_SEC_HI_SEC_LSB 0u
+#define BERYL_NIC_IF_TDMA_START_SEC_HI_SEC_W 16u
+#define BERYL_NIC_IF_TDMA_START_SEC_HI_SEC_MASK 0x0000ffffu
+#define BERYL_NIC_IF_TDMA_START_NS_OFFSET 404u                  /* RW TDMA start, nanoseconds */
+#define BERYL_NIC_IF_TDMA_START_NS_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_START_NS_NS_LSB 0u
+#define BERYL_NIC_IF_TDMA_START_NS_NS_W 30u
+#define BERYL_NIC_IF_TDMA_START_NS_NS_MASK 0x3fffffffu
+#define BERYL_NIC_IF_TDMA_PERIOD_NS_OFFSET 408u                 /* RW TDMA period */
+#define BERYL_NIC_IF_TDMA_PERIOD_NS_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_SLOT_NS_OFFSET 412u                   /* RW TDMA slot length */
+#define BERYL_NIC_IF_TDMA_SLOT_NS_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_SLOT_COUNT_OFFSET 416u                /* RW TDMA slot count */
+#define BERYL_NIC_IF_TDMA_SLOT_COUNT_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_SLOT_COUNT_COUNT_LSB 0u
+#define BERYL_NIC_IF_TDMA_SLOT_COUNT_COUNT_W 8u
+#define BERYL_NIC_IF_TDMA_SLOT_COUNT_COUNT_MASK 0x000000ffu
+#define BERYL_NIC_IF_TDMA_GUARD_NS_OFFSET 420u                  /* RW TDMA guard */
+#define BERYL_NIC_IF_TDMA_GUARD_NS_RESET 0x00000000u
+#define BERYL_NIC_IF_TDMA_GATE_RATE_OFFSET 424u                 /* RW TDMA gate line rate */
+#define BERYL_NIC_IF_TDMA_GATE_RATE_RESET 0x00147ae2u
+#define BERYL_NIC_IF_TDMA_GATE_CFG_OFFSET 428u                  /* RW TDMA gate configuration */
+#define BERYL_NIC_IF_TDMA_GATE_CFG_RESET 0x00100018u
+#define BERYL_NIC_IF_TDMA_GATE_CFG_OVERHEAD_LSB 0u
+#define BERYL_NIC_IF_TDMA_GATE_CFG_OVERHEAD_W 8u
+#define BERYL_NIC_IF_TDMA_GATE_CFG_OVERHEAD_MASK 0x000000ffu
+#define BERYL_NIC_IF_TDMA_GATE_CFG_MARGIN_NS_LSB 16u
+#define BERYL_NIC_IF_TDMA_GATE_CFG_MARGIN_NS_W 16u
+#define BERYL_NIC_IF_TDMA_GATE_CFG_MARGIN_NS_MASK 0xffff0000u
+#define BERYL_NIC_IF_TDMA_HOLD_OFFSET 432u                      /* RO TDMA gate holds */
+#define BERYL_NIC_IF_TDMA_OFFSLOT_OFFSET 436u                   /* RO TDMA gate off-slot waits */
+#define BERYL_NIC_IF_TDMA_OVERRUN_OFFSET 440u                   /* RO TDMA gate overruns */
+#define BERYL_NIC_IF_TDMA_PARK_OFFSET 444u                      /* RO TDMA gate parked frames */
+#define BERYL_NIC_IF_SCHED_BAD_STS_OFFSET 448u                  /* RO Scheduler bad statuses */
 #define BERYL_PTP_BLOCK_TYPE 0x42520030u                        /* PTP hardware clock block (in the APP window) */
 #define BERYL_PTP_BLOCK_VERSION 0x00010000u                     /* register interface version, 8.8.16 */
 #define BERYL_PTP_BLOCK_ADDR_W 8u                               /* window of one instance is 2**ADDR_W bytes */

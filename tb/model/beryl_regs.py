@@ -141,10 +141,10 @@ MSIX_TEST_IRQ_VECTOR_MASK = 0x0000ffff
 MSIX_MSG_SENT_COUNT_OFFSET = 28                         # RO Messages sent
 MSIX_MSG_DEFERRED_COUNT_OFFSET = 32                     # RO Messages deferred
 NIC_IF_BLOCK_TYPE = 0x42520020                          # NIC interface block (in the APP window)
-NIC_IF_BLOCK_VERSION = 0x00030000                       # register interface version, 8.8.16
+NIC_IF_BLOCK_VERSION = 0x00040000                       # register interface version, 8.8.16
 NIC_IF_BLOCK_ADDR_W = 9                                 # window of one instance is 2**ADDR_W bytes
 NIC_IF_BLOCK_APP_OFFSET = 0x00000000                    # byte offset in the APP window
-NIC_IF_REG_COUNT = 89                                   # 32-bit words from +0x0 to the last register
+NIC_IF_REG_COUNT = 113                                  # 32-bit words from +0x0 to the last register
 NIC_IF_TYPE_OFFSET = 0                                  # RO Block type
 NIC_IF_VERSION_OFFSET = 4                               # RO Block version
 NIC_IF_NEXT_OFFSET = 8                                  # RO Next block
@@ -178,6 +178,8 @@ NIC_IF_FEATURES_TX_SG_MASK = 0x00000008
 NIC_IF_FEATURES_PTP_TS_LSB = 4
 NIC_IF_FEATURES_PTP_TS_W = 1
 NIC_IF_FEATURES_PTP_TS_MASK = 0x00000010
+NIC_IF_TX_SCHED_OFFSET = 72                             # RO TX scheduler
+NIC_IF_TDMA_SLOTS_MAX_OFFSET = 76                       # RO TDMA slots
 NIC_IF_TXQ_DB_OFFSET = 80                               # WO TX queue doorbell
 NIC_IF_TXQ_DB_RESET = 0x00000000
 NIC_IF_TXQ_DB_QUEUE_LSB = 0
@@ -351,6 +353,91 @@ NIC_IF_PORT_TX_TS_CORR_OFFSET = 348                     # RW Port TX timestamp c
 NIC_IF_PORT_TX_TS_CORR_RESET = 0x00000000
 NIC_IF_PORT_RX_TS_CORR_OFFSET = 352                     # RW Port RX timestamp correction
 NIC_IF_PORT_RX_TS_CORR_RESET = 0x00000000
+NIC_IF_SCHED_Q_SEL_OFFSET = 368                         # RW Scheduler queue select
+NIC_IF_SCHED_Q_SEL_RESET = 0x00000000
+NIC_IF_SCHED_Q_SEL_QUEUE_LSB = 0
+NIC_IF_SCHED_Q_SEL_QUEUE_W = 16
+NIC_IF_SCHED_Q_SEL_QUEUE_MASK = 0x0000ffff
+NIC_IF_SCHED_Q_CMD_OFFSET = 372                         # RW Scheduler queue command
+NIC_IF_SCHED_Q_CMD_RESET = 0x00000000
+NIC_IF_SCHED_Q_CMD_OP_LSB = 0
+NIC_IF_SCHED_Q_CMD_OP_W = 2
+NIC_IF_SCHED_Q_CMD_OP_MASK = 0x00000003
+NIC_IF_SCHED_Q_CMD_ERR_LSB = 8
+NIC_IF_SCHED_Q_CMD_ERR_W = 1
+NIC_IF_SCHED_Q_CMD_ERR_MASK = 0x00000100
+NIC_IF_SCHED_Q_RATE_OFFSET = 376                        # RW Scheduler queue rate
+NIC_IF_SCHED_Q_RATE_RESET = 0x00000000
+NIC_IF_SCHED_Q_BURST_OFFSET = 380                       # RW Scheduler queue burst
+NIC_IF_SCHED_Q_BURST_RESET = 0x00000000
+NIC_IF_SCHED_Q_BURST_BURST_LSB = 0
+NIC_IF_SCHED_Q_BURST_BURST_W = 24
+NIC_IF_SCHED_Q_BURST_BURST_MASK = 0x00ffffff
+NIC_IF_SCHED_Q_TOKENS_OFFSET = 384                      # RO Scheduler queue tokens
+NIC_IF_SCHED_Q_TOKENS_RESET = 0x00000000
+NIC_IF_SCHED_Q_SLOTS_OFFSET = 388                       # RW Scheduler queue slots
+NIC_IF_SCHED_Q_SLOTS_RESET = 0x00000000
+NIC_IF_TDMA_CTRL_OFFSET = 392                           # RW TDMA control
+NIC_IF_TDMA_CTRL_RESET = 0x00000000
+NIC_IF_TDMA_CTRL_ENABLE_LSB = 0
+NIC_IF_TDMA_CTRL_ENABLE_W = 1
+NIC_IF_TDMA_CTRL_ENABLE_MASK = 0x00000001
+NIC_IF_TDMA_CTRL_GATE_LSB = 1
+NIC_IF_TDMA_CTRL_GATE_W = 1
+NIC_IF_TDMA_CTRL_GATE_MASK = 0x00000002
+NIC_IF_TDMA_CTRL_HOLD_OWN_LSB = 2
+NIC_IF_TDMA_CTRL_HOLD_OWN_W = 1
+NIC_IF_TDMA_CTRL_HOLD_OWN_MASK = 0x00000004
+NIC_IF_TDMA_CTRL_SEARCHING_LSB = 8
+NIC_IF_TDMA_CTRL_SEARCHING_W = 1
+NIC_IF_TDMA_CTRL_SEARCHING_MASK = 0x00000100
+NIC_IF_TDMA_CTRL_CFG_ERR_LSB = 9
+NIC_IF_TDMA_CTRL_CFG_ERR_W = 1
+NIC_IF_TDMA_CTRL_CFG_ERR_MASK = 0x00000200
+NIC_IF_TDMA_CTRL_SLOT_VALID_LSB = 10
+NIC_IF_TDMA_CTRL_SLOT_VALID_W = 1
+NIC_IF_TDMA_CTRL_SLOT_VALID_MASK = 0x00000400
+NIC_IF_TDMA_CTRL_SLOT_INDEX_LSB = 16
+NIC_IF_TDMA_CTRL_SLOT_INDEX_W = 8
+NIC_IF_TDMA_CTRL_SLOT_INDEX_MASK = 0x00ff0000
+NIC_IF_TDMA_START_SEC_LO_OFFSET = 396                   # RW TDMA start, seconds low
+NIC_IF_TDMA_START_SEC_LO_RESET = 0x00000000
+NIC_IF_TDMA_START_SEC_HI_OFFSET = 400                   # RW TDMA start, seconds high
+NIC_IF_TDMA_START_SEC_HI_RESET = 0x00000000
+NIC_IF_TDMA_START_SEC_HI_SEC_LSB = 0
+NIC_IF_TDMA_START_SEC_HI_SEC_W = 16
+NIC_IF_TDMA_START_SEC_HI_SEC_MASK = 0x0000ffff
+NIC_IF_TDMA_START_NS_OFFSET = 404                       # RW TDMA start, nanoseconds
+NIC_IF_TDMA_START_NS_RESET = 0x00000000
+NIC_IF_TDMA_START_NS_NS_LSB = 0
+NIC_IF_TDMA_START_NS_NS_W = 30
+NIC_IF_TDMA_START_NS_NS_MASK = 0x3fffffff
+NIC_IF_TDMA_PERIOD_NS_OFFSET = 408                      # RW TDMA period
+NIC_IF_TDMA_PERIOD_NS_RESET = 0x00000000
+NIC_IF_TDMA_SLOT_NS_OFFSET = 412                        # RW TDMA slot length
+NIC_IF_TDMA_SLOT_NS_RESET = 0x00000000
+NIC_IF_TDMA_SLOT_COUNT_OFFSET = 416                     # RW TDMA slot count
+NIC_IF_TDMA_SLOT_COUNT_RESET = 0x00000000
+NIC_IF_TDMA_SLOT_COUNT_COUNT_LSB = 0
+NIC_IF_TDMA_SLOT_COUNT_COUNT_W = 8
+NIC_IF_TDMA_SLOT_COUNT_COUNT_MASK = 0x000000ff
+NIC_IF_TDMA_GUARD_NS_OFFSET = 420                       # RW TDMA guard
+NIC_IF_TDMA_GUARD_NS_RESET = 0x00000000
+NIC_IF_TDMA_GATE_RATE_OFFSET = 424                      # RW TDMA gate line rate
+NIC_IF_TDMA_GATE_RATE_RESET = 0x00147ae2
+NIC_IF_TDMA_GATE_CFG_OFFSET = 428                       # RW TDMA gate configuration
+NIC_IF_TDMA_GATE_CFG_RESET = 0x00100018
+NIC_IF_TDMA_GATE_CFG_OVERHEAD_LSB = 0
+NIC_IF_TDMA_GATE_CFG_OVERHEAD_W = 8
+NIC_IF_TDMA_GATE_CFG_OVERHEAD_MASK = 0x000000ff
+NIC_IF_TDMA_GATE_CFG_MARGIN_NS_LSB = 16
+NIC_IF_TDMA_GATE_CFG_MARGIN_NS_W = 16
+NIC_IF_TDMA_GATE_CFG_MARGIN_NS_MASK = 0xffff0000
+NIC_IF_TDMA_HOLD_OFFSET = 432                           # RO TDMA gate holds
+NIC_IF_TDMA_OFFSLOT_OFFSET = 436                        # RO TDMA gate off-slot waits
+NIC_IF_TDMA_OVERRUN_OFFSET = 440                        # RO TDMA gate overruns
+NIC_IF_TDMA_PARK_OFFSET = 444                           # RO TDMA gate parked frames
+NIC_IF_SCHED_BAD_STS_OFFSET = 448                       # RO Scheduler bad statuses
 PTP_BLOCK_TYPE = 0x42520030                             # PTP hardware clock block (in the APP window)
 PTP_BLOCK_VERSION = 0x00010000                          # register interface version, 8.8.16
 PTP_BLOCK_ADDR_W = 8                                    # window of one instance is 2**ADDR_W bytes
@@ -545,14 +632,14 @@ BLOCKS = {
         'name': 'NIC_IF',
         'title': 'NIC interface',
         'type': 0x42520020,
-        'version': 0x00030000,
+        'version': 0x00040000,
         'base': 0x00020000,
         'next': 0x00000000,
         'window': 0x00000200,
         'app': True,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520020, 'fields': {'ID': (0, 32)}},
-            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00030000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
+            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00040000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
             'NEXT': {'offset': 0x08, 'access': 'RO', 'reset': 0x00000000, 'fields': {'OFFSET': (0, 32)}},
             'IF_INDEX': {'offset': 0x0c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'IF_COUNT': {'offset': 0x10, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
@@ -569,6 +656,8 @@ BLOCKS = {
             'CPL_BATCH': {'offset': 0x3c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'MAX_DESC_PER_PKT': {'offset': 0x40, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'FEATURES': {'offset': 0x44, 'access': 'RO', 'reset': None, 'fields': {'TX_CSUM': (0, 1), 'RX_CSUM': (1, 1), 'RSS': (2, 1), 'TX_SG': (3, 1), 'PTP_TS': (4, 1)}},
+            'TX_SCHED': {'offset': 0x48, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
+            'TDMA_SLOTS_MAX': {'offset': 0x4c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'TXQ_DB': {'offset': 0x50, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
             'RXQ_DB': {'offset': 0x54, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
             'CQ_DB': {'offset': 0x58, 'access': 'WO', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16), 'PTR': (16, 16)}},
@@ -634,6 +723,27 @@ BLOCKS = {
             'PORT_RX_DROPS': {'offset': 0x158, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'PORT_TX_TS_CORR': {'offset': 0x15c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'CORR': (0, 32)}},
             'PORT_RX_TS_CORR': {'offset': 0x160, 'access': 'RW', 'reset': 0x00000000, 'fields': {'CORR': (0, 32)}},
+            'SCHED_Q_SEL': {'offset': 0x170, 'access': 'RW', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16)}},
+            'SCHED_Q_CMD': {'offset': 0x174, 'access': 'RW', 'reset': 0x00000000, 'fields': {'OP': (0, 2), 'ERR': (8, 1)}},
+            'SCHED_Q_RATE': {'offset': 0x178, 'access': 'RW', 'reset': 0x00000000, 'fields': {'RATE': (0, 32)}},
+            'SCHED_Q_BURST': {'offset': 0x17c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'BURST': (0, 24)}},
+            'SCHED_Q_TOKENS': {'offset': 0x180, 'access': 'RO', 'reset': 0x00000000, 'fields': {'TOKENS': (0, 32)}},
+            'SCHED_Q_SLOTS': {'offset': 0x184, 'access': 'RW', 'reset': 0x00000000, 'fields': {'MASK': (0, 32)}},
+            'TDMA_CTRL': {'offset': 0x188, 'access': 'RW', 'reset': 0x00000000, 'fields': {'ENABLE': (0, 1), 'GATE': (1, 1), 'HOLD_OWN': (2, 1), 'SEARCHING': (8, 1), 'CFG_ERR': (9, 1), 'SLOT_VALID': (10, 1), 'SLOT_INDEX': (16, 8)}},
+            'TDMA_START_SEC_LO': {'offset': 0x18c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'SEC': (0, 32)}},
+            'TDMA_START_SEC_HI': {'offset': 0x190, 'access': 'RW', 'reset': 0x00000000, 'fields': {'SEC': (0, 16)}},
+            'TDMA_START_NS': {'offset': 0x194, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 30)}},
+            'TDMA_PERIOD_NS': {'offset': 0x198, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'TDMA_SLOT_NS': {'offset': 0x19c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'TDMA_SLOT_COUNT': {'offset': 0x1a0, 'access': 'RW', 'reset': 0x00000000, 'fields': {'COUNT': (0, 8)}},
+            'TDMA_GUARD_NS': {'offset': 0x1a4, 'access': 'RW', 'reset': 0x00000000, 'fields': {'NS': (0, 32)}},
+            'TDMA_GATE_RATE': {'offset': 0x1a8, 'access': 'RW', 'reset': 0x00147ae2, 'fields': {'NSPB': (0, 32)}},
+            'TDMA_GATE_CFG': {'offset': 0x1ac, 'access': 'RW', 'reset': 0x00100018, 'fields': {'OVERHEAD': (0, 8), 'MARGIN_NS': (16, 16)}},
+            'TDMA_HOLD': {'offset': 0x1b0, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TDMA_OFFSLOT': {'offset': 0x1b4, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TDMA_OVERRUN': {'offset': 0x1b8, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TDMA_PARK': {'offset': 0x1bc, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'SCHED_BAD_STS': {'offset': 0x1c0, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
     'ptp': {
