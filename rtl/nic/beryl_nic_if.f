@@ -2,7 +2,7 @@ beryl_nic_pkg.sv
 ../regs/beryl_regs_pkg.sv
 -f beryl_nic_if_regs.f
 -f beryl_nic_queue_mgr.f
--f beryl_nic_sched_rr.f
+-f beryl_nic_port_sched.f
 -f beryl_nic_tx_engine.f
 -f beryl_nic_rx_engine.f
 -f beryl_nic_cpl_write.f

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // One NIC interface: its register block, the four queue managers (TX, RX, completion, event),
-// per-port round-robin schedulers, the TX and RX engines, the completion and event writers,
+// per-port transmit schedulers (round robin, token bucket or TDMA), the TX and RX engines, the completion and event writers,
 // interrupt moderation and per-queue statistics, with one DMA read and one DMA write channel and
 // their RAM ports towards the PCIe DMA engines (docs/blocks/nic_core.md).
 `default_nettype none
@@ -23,6 +23,9 @@ module beryl_nic_if #(
   parameter int          CPL_BATCH    = 8,       // completion/event entries per DMA, power of two
   parameter int          MAX_DESC_PER_PKT = 16,  // TX descriptors per packet
   parameter int          SCHED_CMDS   = 8,       // scheduler commands in flight per port
+  parameter int          TX_SCHED     = 0,       // ports' scheduler: 0 round robin, 1 token bucket, 2 TDMA
+  parameter int          TDMA_SLOTS_MAX  = 8,    // TX_SCHED 2: slots per period, 1..32
+  parameter int          TDMA_PARK_BEATS = 256,  // TX_SCHED 2: gate park buffer per port, beats (0: none)
   parameter int          DATA_W       = 512,     // MAC stream width: 512 only
   parameter int          LEN_W        = 17,      // DMA length width
   parameter int          TAG_W        = 8,       // DMA tag width of this interface's channels
@@ -107,7 +110,10 @@ module beryl_nic_if #(
   input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tuser,
 
   // PTP time now, completion timestamp format (beryl_nic_pkg::ts_of_tod)
-  input  wire logic [63:0]                ptp_ts
+  input  wire logic [63:0]                ptp_ts,
+  // PTP time of day and its step flag (beryl_ptp_clock) for TDMA schedules
+  input  wire logic [95:0]                ptp_tod,
+  input  wire logic                       ptp_tod_step
 );
 
   localparam int TXQ_W  = $clog2(TXQ_COUNT);
@@ -160,6 +166,10 @@ module beryl_nic_if #(
   logic [PORT_COUNT*32-1:0] port_tx_drops, port_rx_drops;
   logic [PORT_COUNT*32-1:0] port_tx_ts_corr, port_rx_ts_corr;
   logic [21*32-1:0] counters;
+  logic [PORT_COUNT-1:0]    sch_req_valid, sch_done;
+  logic                     sch_req_we;
+  logic [31:0]              sch_req_off, sch_req_wdata;
+  logic [PORT_COUNT*32-1:0] sch_rdata;
 
   // ------------------------------------------------------------------ PTP timestamps per port
   // TX: the port's corrected time; the TX engine keeps the value of the cycle a packet's first beat
@@ -203,7 +213,9 @@ module beryl_nic_if #(
     .RSS_TABLE_SIZE   (RSS_TABLE_SIZE),
     .DESC_BATCH       (DESC_BATCH),
     .CPL_BATCH        (CPL_BATCH),
-    .MAX_DESC_PER_PKT (MAX_DESC_PER_PKT)
+    .MAX_DESC_PER_PKT (MAX_DESC_PER_PKT),
+    .TX_SCHED         (TX_SCHED),
+    .TDMA_SLOTS_MAX   (TDMA_SLOTS_MAX)
   ) u_regs (
     .clk               (clk),
     .rst               (rst),
@@ -263,6 +275,12 @@ module beryl_nic_if #(
     .port_rx_bytes     (port_rx_bytes),
     .port_tx_drops     (port_tx_drops),
     .port_rx_drops     (port_rx_drops),
+    .sch_req_valid     (sch_req_valid),
+    .sch_req_we        (sch_req_we),
+    .sch_req_off       (sch_req_off),
+    .sch_req_wdata     (sch_req_wdata),
+    .sch_done          (sch_done),
+    .sch_rdata         (sch_rdata),
     .counters          (counters)
   );
 
@@ -367,7 +385,6 @@ module beryl_nic_if #(
   // ------------------------------------------------------------------ schedulers (one per port)
   logic [PORT_COUNT-1:0]       sch_evt_valid, sch_evt_ready, sch_cmd_valid, sch_cmd_ready, sch_sts_valid;
   logic [PORT_COUNT*TXQ_W-1:0] sch_cmd_qidx;
-  logic [PORT_COUNT*32-1:0]    sch_bad_sts;
   logic [PSEL_W-1:0]           evt_port;
 
   // a doorbell goes to the scheduler of the queue's port (an out-of-range port to port 0, where
@@ -389,14 +406,31 @@ module beryl_nic_if #(
   logic [7:0]        tx_sts_pkts;
   logic [31:0]       tx_sts_bytes;
 
+  // the TX engine's port streams, before each port's scheduler block (the TDMA gate sits on them)
+  logic [PORT_COUNT*DATA_W-1:0]   e_tdata;
+  logic [PORT_COUNT*DATA_W/8-1:0] e_tkeep;
+  logic [PORT_COUNT-1:0]          e_tvalid, e_tready, e_tlast;
+  logic [PORT_COUNT*16-1:0]       e_len;
+  logic [PORT_COUNT*TXQ_W-1:0]    e_qidx;
+
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_sched
     assign sch_sts_valid[p] = tx_sts_valid && (tx_sts_port == PSEL_W'(p));
-    beryl_nic_sched_rr #(
+    beryl_nic_port_sched #(
+      .SCHED_TYPE  (TX_SCHED),
       .QUEUE_COUNT (TXQ_COUNT),
-      .MAX_CMDS    (SCHED_CMDS)
+      .MAX_CMDS    (SCHED_CMDS),
+      .SLOTS_MAX   (TDMA_SLOTS_MAX),
+      .PARK_BEATS  (TDMA_PARK_BEATS),
+      .DATA_W      (DATA_W)
     ) u_sched (
       .clk           (clk),
       .rst           (rst),
+      .reg_valid     (sch_req_valid[p]),
+      .reg_we        (sch_req_we),
+      .reg_off       (sch_req_off),
+      .reg_wdata     (sch_req_wdata),
+      .reg_done      (sch_done[p]),
+      .reg_rdata     (sch_rdata[p*32 +: 32]),
       .db_evt_valid  (sch_evt_valid[p]),
       .db_evt_ready  (sch_evt_ready[p]),
       .db_evt_qidx   (txq_evt_qidx),
@@ -409,7 +443,20 @@ module beryl_nic_if #(
       .tx_sts_pkts   (tx_sts_pkts),
       .tx_sts_bytes  (tx_sts_bytes),
       .sched_enable  (port_tx_enable[p]),
-      .bad_sts_count (sch_bad_sts[p*32 +: 32])
+      .tod           (ptp_tod),
+      .tod_step      (ptp_tod_step),
+      .s_axis_tdata  (e_tdata[p*DATA_W +: DATA_W]),
+      .s_axis_tkeep  (e_tkeep[p*DATA_W/8 +: DATA_W/8]),
+      .s_axis_tvalid (e_tvalid[p]),
+      .s_axis_tready (e_tready[p]),
+      .s_axis_tlast  (e_tlast[p]),
+      .s_axis_len    (e_len[p*16 +: 16]),
+      .s_axis_qidx   (e_qidx[p*TXQ_W +: TXQ_W]),
+      .m_axis_tdata  (m_axis_tx_tdata[p*DATA_W +: DATA_W]),
+      .m_axis_tkeep  (m_axis_tx_tkeep[p*DATA_W/8 +: DATA_W/8]),
+      .m_axis_tvalid (m_axis_tx_tvalid[p]),
+      .m_axis_tready (m_axis_tx_tready[p]),
+      .m_axis_tlast  (m_axis_tx_tlast[p])
     );
   end
 
@@ -536,11 +583,13 @@ module beryl_nic_if #(
     .ram_wr_cmd_data      (r_wr_data[0 +: 1024]),
     .ram_wr_cmd_valid     (r_wr_valid[0 +: 2]),
     .ram_wr_cmd_ready     (r_wr_ready[0 +: 2]),
-    .m_axis_tx_tdata      (m_axis_tx_tdata),
-    .m_axis_tx_tkeep      (m_axis_tx_tkeep),
-    .m_axis_tx_tvalid     (m_axis_tx_tvalid),
-    .m_axis_tx_tready     (m_axis_tx_tready),
-    .m_axis_tx_tlast      (m_axis_tx_tlast),
+    .m_axis_tx_tdata      (e_tdata),
+    .m_axis_tx_tkeep      (e_tkeep),
+    .m_axis_tx_tvalid     (e_tvalid),
+    .m_axis_tx_tready     (e_tready),
+    .m_axis_tx_tlast      (e_tlast),
+    .m_axis_tx_len        (e_len),
+    .m_axis_tx_qidx       (e_qidx),
     .ptp_ts               (tx_ts),
     .cpl_valid            (tcpl_valid),
     .cpl_ready            (tcpl_ready),
@@ -961,11 +1010,11 @@ module beryl_nic_if #(
     tx_dma_err_count, tx_bad_desc_count, tx_byte_count, tx_pkt_count
   };
 
-  // unused: scheduler bad-status counts (diagnostic), high bits of the TX/RX completion queue index,
+  // unused: high bits of the TX/RX completion queue index,
   // queue indexes above this build's counts (the register block range-checks them), regions 2-3 of
   // the read engine's RAM side, event-queue target bits above the EQ index
   logic unused;
-  assign unused = ^{sch_bad_sts, db_qidx, cfg_req_qidx, stat_req_idx, r_wr_addr[4*CSEG_W +: 4*CSEG_W],
+  assign unused = ^{db_qidx, cfg_req_qidx, stat_req_idx, r_wr_addr[4*CSEG_W +: 4*CSEG_W],
                     r_wr_be[256 +: 256], r_wr_data[2048 +: 2048], r_wr_valid[4 +: 4], r_rd_addr[6*CSEG_W +: 2*CSEG_W],
                     cevt_target, tcpl_qidx[15:CQ_W], rcpl_qidx[15:CQ_W], cpl_qidx, rd_desc_status_tag,
                     wr_desc_status_tag, op_rsp_phase[1:0], op_rsp_armed[1:0], op_rsp_empty[3:1],

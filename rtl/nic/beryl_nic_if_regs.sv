@@ -22,6 +22,8 @@ module beryl_nic_if_regs #(
   parameter int          DESC_BATCH      = 8,
   parameter int          CPL_BATCH       = 8,
   parameter int          MAX_DESC_PER_PKT = 16,
+  parameter int          TX_SCHED        = 0,      // reported: the ports' scheduler type
+  parameter int          TDMA_SLOTS_MAX  = 8,      // reported when TX_SCHED is 2 (TDMA)
   parameter int          RXQ_W           = $clog2(RXQ_COUNT),
   parameter int          TBL_W           = $clog2(RSS_TABLE_SIZE),
   parameter int          CNT_COUNT       = 21      // interface counters TX_PKTS..IRQ_MERGED
@@ -96,6 +98,15 @@ module beryl_nic_if_regs #(
   input  wire logic [PORT_COUNT*32-1:0] port_tx_drops,
   input  wire logic [PORT_COUNT*32-1:0] port_rx_drops,
 
+  // the selected port's scheduler registers (SCHED_* .. SCHED_BAD_STS): a one-cycle request to the
+  // port's scheduler, answered by its done pulse
+  output logic [PORT_COUNT-1:0]         sch_req_valid,
+  output logic                          sch_req_we,
+  output logic [31:0]                   sch_req_off,
+  output logic [31:0]                   sch_req_wdata,
+  input  wire logic [PORT_COUNT-1:0]    sch_done,
+  input  wire logic [PORT_COUNT*32-1:0] sch_rdata,
+
   // interface counters, word i = register NIC_IF_TX_PKTS + 4i
   input  wire logic [CNT_COUNT*32-1:0]  counters
 );
@@ -113,7 +124,8 @@ module beryl_nic_if_regs #(
 
   // ------------------------------------------------------------------ state
   typedef enum logic [3:0] {
-    S_IDLE, S_WR_DB, S_CFG_REQ, S_CFG_RSP, S_STAT_REQ, S_STAT_RSP, S_TBL_RD, S_TBL_RD2, S_RESP
+    S_IDLE, S_WR_DB, S_CFG_REQ, S_CFG_RSP, S_STAT_REQ, S_STAT_RSP, S_TBL_RD, S_TBL_RD2, S_SCH_REQ, S_SCH_RSP,
+    S_RESP
   } state_t;
   state_t state_q;
 
@@ -182,6 +194,8 @@ module beryl_nic_if_regs #(
   localparam int O_PORT_RXD  = beryl_regs_pkg::NIC_IF_PORT_RX_DROPS_OFFSET;
   localparam int O_PORT_TXC  = beryl_regs_pkg::NIC_IF_PORT_TX_TS_CORR_OFFSET;
   localparam int O_PORT_RXC  = beryl_regs_pkg::NIC_IF_PORT_RX_TS_CORR_OFFSET;
+  localparam int O_SCH_FIRST = beryl_regs_pkg::NIC_IF_SCHED_Q_SEL_OFFSET;
+  localparam int O_SCH_LAST  = beryl_regs_pkg::NIC_IF_SCHED_BAD_STS_OFFSET;
 
   function automatic logic [31:0] param_word(input logic [31:0] o);
     unique case (o)
@@ -203,6 +217,8 @@ module beryl_nic_if_regs #(
       (beryl_regs_pkg::NIC_IF_CPL_BATCH_OFFSET):        param_word = 32'(CPL_BATCH);
       (beryl_regs_pkg::NIC_IF_MAX_DESC_PER_PKT_OFFSET): param_word = 32'(MAX_DESC_PER_PKT);
       (beryl_regs_pkg::NIC_IF_FEATURES_OFFSET):         param_word = 32'h1f;
+      (beryl_regs_pkg::NIC_IF_TX_SCHED_OFFSET):         param_word = 32'(TX_SCHED);
+      (beryl_regs_pkg::NIC_IF_TDMA_SLOTS_MAX_OFFSET):   param_word = (TX_SCHED == 2) ? 32'(TDMA_SLOTS_MAX) : 32'h0;
       default: param_word = 32'h0;
     endcase
   endfunction
@@ -265,7 +281,11 @@ module beryl_nic_if_regs #(
           wdata_q <= s_axil_wdata;
           state_q <= S_RESP;
           rdata_q <= direct_rd;
-          if (wr_go) begin
+          if (off >= O_SCH_FIRST && off <= O_SCH_LAST) begin
+            // the selected port's scheduler; a port out of range reads 0 and ignores writes
+            if (port_ok) state_q <= S_SCH_REQ;
+            else rdata_q <= 32'h0;
+          end else if (wr_go) begin
             if (off >= O_TXQ_DB && off <= O_EQ_DB_ARM) begin
               state_q <= S_WR_DB;
             end else if (off >= O_Q_BASE_LO && off <= O_Q_CONS) begin
@@ -343,6 +363,13 @@ module beryl_nic_if_regs #(
           state_q <= S_RESP;
         end
       end
+      S_SCH_REQ: state_q <= S_SCH_RSP;   // one-cycle request
+      S_SCH_RSP: begin
+        if (sch_done[psel]) begin
+          rdata_q <= sch_rdata[32*psel +: 32];
+          state_q <= S_RESP;
+        end
+      end
       S_TBL_RD:  state_q <= S_TBL_RD2;   // table read address presented
       S_TBL_RD2: begin
         rdata_q   <= 32'(tbl_rd_q);
@@ -417,6 +444,14 @@ module beryl_nic_if_regs #(
     if (state_q == S_STAT_REQ && qsel_ok && !qtype_q[1]) stat_req_valid[qtype_q[0]] = 1'b1;
   end
   assign stat_req_idx = qsel_q[15:0];
+
+  always_comb begin
+    sch_req_valid = '0;
+    if (state_q == S_SCH_REQ) sch_req_valid[psel] = 1'b1;
+  end
+  assign sch_req_we    = is_wr_q;
+  assign sch_req_off   = off_q;
+  assign sch_req_wdata = wdata_q;
 
   assign rss_enable        = rss_en_q;
   assign rss_hash_en       = rss_hash_en_q;

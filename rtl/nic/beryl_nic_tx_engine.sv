@@ -83,6 +83,9 @@ module beryl_nic_tx_engine #(
   output logic [PORT_COUNT-1:0]                 m_axis_tx_tvalid,
   input  wire logic [PORT_COUNT-1:0]            m_axis_tx_tready,
   output logic [PORT_COUNT-1:0]                 m_axis_tx_tlast,
+  // with every beat: the packet's length in bytes and its TX queue (for a TDMA gate on the stream)
+  output logic [PORT_COUNT*16-1:0]              m_axis_tx_len,
+  output logic [PORT_COUNT*QI_W-1:0]            m_axis_tx_qidx,
   // per port: PTP time now (docs/blocks/ptp.md format, corrected for the port's MAC delay); the value of
   // the cycle a packet's first beat leaves is its timestamp in the TX completion
   input  wire logic [PORT_COUNT*64-1:0]         ptp_ts,
@@ -649,6 +652,9 @@ module beryl_nic_tx_engine #(
     assign m_axis_tx_tkeep[p*64 +: 64]   = f_keep_q[f_rd_q];
     assign m_axis_tx_tlast[p]            = h_last;
     assign m_axis_tx_tvalid[p]           = h_valid && !h_drop && 32'(h_port) == p && (!h_last || cpl_space);
+    // the head beat belongs to the oldest packet slot not yet completed (slots leave in order)
+    assign m_axis_tx_len[p*16 +: 16]     = 16'(p_len_q[p_free_q]);
+    assign m_axis_tx_qidx[p*QI_W +: QI_W] = p_qidx_q[p_free_q];
   end
   assign f_pop = h_valid && (h_drop ? cpl_space
                                     : (m_axis_tx_tready[h_port] && (!h_last || cpl_space)));

@@ -24,6 +24,8 @@ module beryl_nic_us_top #(
   parameter int RSS_TABLE_SIZE = 256,
   parameter int DESC_BATCH     = 8,
   parameter int CPL_BATCH      = 8,
+  parameter int TX_SCHED       = 0,              // ports' TX scheduler: 0 round robin, 1 token bucket, 2 TDMA
+  parameter int TDMA_SLOTS_MAX = 8,              // TX_SCHED 2: slots per TDMA period, 1..32
   parameter int MSIX_VECTORS   = 32,             // MSI-X vectors, 1..256
   parameter int TIMEOUT_CYCLES = 2500000,        // DMA read completion timeout, cycles
   parameter logic [15:0] VENDOR_ID = 16'h1234,   // placeholder ids: the build passes real ones
@@ -373,6 +375,8 @@ module beryl_nic_us_top #(
       .RSS_TABLE_SIZE (RSS_TABLE_SIZE),
       .DESC_BATCH     (DESC_BATCH),
       .CPL_BATCH      (CPL_BATCH),
+      .TX_SCHED       (TX_SCHED),
+      .TDMA_SLOTS_MAX (TDMA_SLOTS_MAX),
       .TAG_W          (IF_TAG_W)
     ) u_if (
       .clk                  (clk),
@@ -439,7 +443,9 @@ module beryl_nic_us_top #(
       .s_axis_rx_tready     (s_axis_rx_tready[i*PORT_COUNT +: PORT_COUNT]),
       .s_axis_rx_tlast      (s_axis_rx_tlast[i*PORT_COUNT +: PORT_COUNT]),
       .s_axis_rx_tuser      (s_axis_rx_tuser[i*PORT_COUNT +: PORT_COUNT]),
-      .ptp_ts               (beryl_nic_pkg::ts_of_tod(ptp_tod))
+      .ptp_ts               (beryl_nic_pkg::ts_of_tod(ptp_tod)),
+      .ptp_tod              (ptp_tod),
+      .ptp_tod_step         (ptp_tod_step)
     );
   end
 

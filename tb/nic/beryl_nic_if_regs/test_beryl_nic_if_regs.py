@@ -4,7 +4,8 @@
 Software side: cocotbext-axi's AxiLiteMaster (random pauses on its five channels). Client side:
 Python models of the four doorbell ports, the four queue-manager configuration ports (queue state
 per type, answering after a random delay, injecting errors), the two per-queue statistics RAMs,
-the RSS table/key write ports, the port counters and the interface counters. Every client input
+the RSS table/key write ports, the port counters, the interface counters and the ports' scheduler
+register windows (SCHED_Q_SEL..SCHED_BAD_STS, answered after a random delay). Every client input
 gets random backpressure and delays; each test runs with none, client-side only, AXI-side only
 and both. Expectations come from the register description (tb/model/beryl_regs.py) and
 docs/blocks/nic_core.md, not from the RTL.
@@ -26,7 +27,7 @@ PARAMS = {
     "TXQ_COUNT": 64, "RXQ_COUNT": 8, "CQ_COUNT": 128, "EQ_COUNT": 4, "PORT_COUNT": 3,
     "IF_INDEX": 1, "IF_COUNT": 2, "BLOCK_NEXT": 0x20200, "TX_SLOTS": 16, "RX_SLOTS": 24,
     "MAX_FRAME": 9600, "RSS_TABLE_SIZE": 128, "DESC_BATCH": 4, "CPL_BATCH": 16,
-    "MAX_DESC_PER_PKT": 8,
+    "MAX_DESC_PER_PKT": 8, "TX_SCHED": 2, "TDMA_SLOTS_MAX": 16,
 }
 REGS = R.BLOCKS["nic_if"]["regs"]
 OFF = {name: reg["offset"] for name, reg in REGS.items()}
@@ -74,6 +75,9 @@ class Clients:
         self.cfg_hold = None
         self.last_err = None    # error bit of the last configuration response
         self.r_hold = None      # (rdata) presented while rvalid && !rready
+        self.sch_regs = {}      # port scheduler model: (port, offset) -> word
+        self.sch_reqs = []      # (port, we, offset, wdata)
+        self.pend_sch = None    # (due cycle, port, rdata)
 
     def init_inputs(self):
         d = self.dut
@@ -82,7 +86,7 @@ class Clients:
             getattr(d, s).value = 0
         d.cfg_rsp_rdata.value = 0
         d.stat_rsp_data.value = 0
-        for s in PORT_SIGS + ("counters",):
+        for s in PORT_SIGS + ("counters", "sch_done", "sch_rdata"):
             getattr(d, s).value = 0
 
     def stat_word(self, t, q):
@@ -121,6 +125,13 @@ class Clients:
                 sdata = (sdata & ~(((1 << 192) - 1) << 192 * t)) | w << 192 * t
                 svalid, self.pend_stat = 1 << t, None
             d.stat_rsp_valid.value, d.stat_rsp_data.value = svalid, sdata
+            pc = p("PORT_COUNT")
+            xdata, xdone = rng.getrandbits(32 * pc), 0
+            if self.pend_sch and self.pend_sch[0] <= self.cyc:
+                _, port, v = self.pend_sch
+                xdata = (xdata & ~(0xFFFFFFFF << 32 * port)) | v << 32 * port
+                xdone, self.pend_sch = 1 << port, None
+            d.sch_done.value, d.sch_rdata.value = xdone, xdata
             await ReadOnly()
             self.sample()
 
@@ -176,6 +187,21 @@ class Clients:
             self.stat_reqs.append((t, q))
             pk, by, dr = self.stat_word(t, q)
             self.pend_stat = (self.cyc + 1 + self.delay(), t, dr << 128 | by << 64 | pk)
+        # ports' scheduler windows: one-cycle requests, one at a time, answered by sch_done
+        xv = int(d.sch_req_valid.value)
+        if xv:
+            if xv & (xv - 1):
+                self.violation(f"sch_req_valid not one-hot: {xv:b}")
+            if self.pend_sch:
+                self.violation("second scheduler request before the answer")
+            port, we, off = xv.bit_length() - 1, int(d.sch_req_we.value), int(d.sch_req_off.value)
+            wdata = int(d.sch_req_wdata.value)
+            self.sch_reqs.append((port, we, off, wdata))
+            if we:
+                self.sch_regs[(port, off)] = wdata
+            self.pend_sch = (self.cyc + 1 + self.delay(), port, 0 if we else self.sch_regs.get((port, off), 0))
+        if (bvalid or rvalid) and self.pend_sch:
+            self.violation("AXI response before the scheduler answered")
         if int(d.rss_key_wr_en.value):
             self.key_wr.append((int(d.rss_key_wr_addr.value), int(d.rss_key_wr_data.value)))
         if int(d.rss_tbl_wr_en.value):
@@ -238,7 +264,7 @@ async def test_params(dut):
     for k in PARAMS:
         if k in OFF:
             exp[k] = p(k)
-    assert set(exp) == {n for n, r in REGS.items() if r["offset"] <= OFF["FEATURES"]}
+    assert set(exp) == {n for n, r in REGS.items() if r["offset"] <= OFF["TDMA_SLOTS_MAX"]}
     assert (R.NIC_IF_BLOCK_TYPE, R.NIC_IF_BLOCK_VERSION) == (REGS["TYPE"]["reset"], REGS["VERSION"]["reset"])
     used = {r["offset"] for r in REGS.values()}
     holes = [o for o in range(0, R.BLOCKS["nic_if"]["window"], 4) if o not in used]
@@ -457,6 +483,43 @@ async def test_ports(dut):
                 after = before if not ok else before & ~(0xFFFFFFFF << 32 * sel) | v << 32 * sel
                 assert int(getattr(dut, sig).value) == after, f"{reg} port {sel}"
                 assert await rd(m, reg) == (v if ok else 0)
+    check_clean(c)
+
+
+@cocotb.test(timeout_time=4, timeout_unit="ms")
+async def test_sched_window(dut):
+    """Every register of the scheduler window goes, with its offset and data, to the scheduler of the
+    port PORT_SEL selects, and a read returns that scheduler's answer; an out-of-range port reads 0
+    and sends nothing. No AXI response before the scheduler answers."""
+    m, c, rng = await setup(dut, "sched")
+    pc = p("PORT_COUNT")
+    window = [r["offset"] for r in REGS.values()
+              if OFF["SCHED_Q_SEL"] <= r["offset"] <= OFF["SCHED_BAD_STS"]]
+    assert len(window) == 21
+    model = {}
+    for mode in MODES:
+        set_mode(m, c, rng, mode)
+        for _ in range(40):
+            sel = rng.choice(list(range(pc + 1)) + [255])
+            await wr(m, "PORT_SEL", sel)
+            off = rng.choice(window)
+            n = len(c.sch_reqs)
+            if rng.random() < 0.5:
+                v = rng.getrandbits(32)
+                await wr(m, off, v)
+                if sel < pc:
+                    assert c.sch_reqs[n:] == [(sel, 1, off, v)]
+                    model[(sel, off)] = v
+                else:
+                    assert len(c.sch_reqs) == n
+            else:
+                got = await rd(m, off)
+                if sel < pc:
+                    assert c.sch_reqs[n:] == [(sel, 0, off, c.sch_reqs[n][3])]
+                    assert got == model.get((sel, off), 0), f"port {sel} offset {off:#x}"
+                else:
+                    assert got == 0 and len(c.sch_reqs) == n
+    assert not c.dbs and not c.cfg_reqs and not c.stat_reqs
     check_clean(c)
 
 

@@ -97,6 +97,7 @@ class Bench:
         self.rng = random.Random(seed)
         self.idle, self.bp, self.dma_delay, self.fast = idle, bp, dma_delay, fast
         self.ports = len(dut.m_axis_tx_tvalid)
+        self.qi_w = len(dut.tx_cmd_qidx)
         self.slot_bytes = int(os.environ.get("PARAM_SLOT_BYTES", "16384"))
         self.max_desc = int(os.environ.get("PARAM_MAX_DESC_PER_PKT", "16"))
         self.seg_addr_w = len(dut.ram_wr_cmd_addr) // 2
@@ -120,6 +121,8 @@ class Bench:
         # sinks
         self.rx_cur = [bytearray() for _ in range(self.ports)]
         self.rx = [[] for _ in range(self.ports)]
+        self.side_cur = [None] * self.ports     # (qidx, len) sidebands of the frame on the port
+        self.rx_side = [[] for _ in range(self.ports)]
         self.cpls = []
         self.stats = []
         self.beats = 0
@@ -372,12 +375,19 @@ class Bench:
                     assert last or n == 64, "partial beat before the last"
                     data = (int(d.m_axis_tx_tdata.value) >> (512 * p)) & ((1 << 512) - 1)
                     self.rx_cur[p] += data.to_bytes(64, "little")[:n]
+                    side = ((int(d.m_axis_tx_qidx.value) >> (self.qi_w * p)) & ((1 << self.qi_w) - 1),
+                            (int(d.m_axis_tx_len.value) >> (16 * p)) & 0xFFFF)
+                    if self.side_cur[p] is None:
+                        self.side_cur[p] = side
+                    assert side == self.side_cur[p], f"port {p}: len/qidx changed inside a frame"
                     self.beats += 1
                     if self.first_beat is None:
                         self.first_beat = self.now
                     self.last_beat = self.now
                     if last:
                         self.rx[p].append(bytes(self.rx_cur[p]))
+                        self.rx_side[p].append(self.side_cur[p])
+                        self.side_cur[p] = None
                         self.rx_cur[p] = bytearray()
             if d.cpl_valid.value == 1 and d.cpl_ready.value == 1:
                 c = int(d.cpl_data.value)
@@ -437,6 +447,10 @@ class Bench:
             assert len(self.rx[p]) == len(want), f"port {p}: {len(self.rx[p])} frames, expected {len(want)}"
             for i, (g, w) in enumerate(zip(self.rx[p], want)):
                 assert g == w, f"port {p} frame {i} differs (len {len(g)} vs {len(w)})"
+            # the len/qidx sidebands of every frame: its length and the queue of its completion
+            want_side = [(c["queue"], len(okc[(c["queue"], c["index"])]["frame"])) for c in self.cpls
+                         if c["status"] == CPL_OK and c["port"] == p]
+            assert self.rx_side[p] == want_side, f"port {p}: frame len/qidx sidebands"
         for c in self.cpls:
             x = okc[(c["queue"], c["index"])] if (c["queue"], c["index"]) in okc else None
             if c["status"] == CPL_OK and x["csum"] and x["l4"] >= 34:
