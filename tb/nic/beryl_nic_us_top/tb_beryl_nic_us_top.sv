@@ -22,6 +22,7 @@ module tb_beryl_nic_us_top #(
   parameter int  MSIX_VECTORS   = 32,
   parameter int  LOOP           = 0,
   parameter int  LINE_GBPS      = 100,    // LOOP = 2: line rate of the sink and the generator
+  parameter int  TX_SCHED       = 0,      // the ports' TX scheduler (beryl_nic_us_top)
   parameter bit  RQ_STRADDLE    = 1'b1,   // read by tb/common/beryl_pcie_tb.py
   parameter bit  RC_STRADDLE    = 1'b1,
   parameter logic [31:0] GIT_HASH = 32'h1234abcd,
@@ -91,7 +92,9 @@ module tb_beryl_nic_us_top #(
   input  wire logic [15:0]                gen_len,
   input  wire logic [31:0]                gen_count,
   input  wire logic                       gen_start,   // pulse: start sending gen_count frames
-  output logic [31:0]                     gen_sent
+  output logic [31:0]                     gen_sent,
+  // the NIC's PTP time of day (for tests that check TDMA slots)
+  output logic [95:0]                     ptp_tod
 );
 
   logic [NP*512-1:0] tx_tdata;
@@ -115,7 +118,8 @@ module tb_beryl_nic_us_top #(
     .MSIX_VECTORS   (MSIX_VECTORS),
     .RQ_STRADDLE    (RQ_STRADDLE),
     .RC_STRADDLE    (RC_STRADDLE),
-    .GIT_HASH       (GIT_HASH)
+    .GIT_HASH       (GIT_HASH),
+    .TX_SCHED       (TX_SCHED)
   ) u_nic (
     .clk                       (clk),
     .rst                       (rst),
@@ -171,7 +175,11 @@ module tb_beryl_nic_us_top #(
     .s_axis_rx_tvalid          (rx_tvalid),
     .s_axis_rx_tready          (rx_tready),
     .s_axis_rx_tlast           (rx_tlast),
-    .s_axis_rx_tuser           ({NP{1'b0}})
+    .s_axis_rx_tuser           ({NP{1'b0}}),
+    .ptp_tod                   (ptp_tod),
+    .ptp_tod_step              (),
+    .ptp_pps                   (),
+    .ptp_perout                ()
   );
 
   if (LOOP == 2) begin : g_bench
