@@ -107,6 +107,8 @@ struct beryl_if_params {
 	uint32_t txq_count, rxq_count, cq_count, eq_count;
 	uint32_t tx_slots, rx_slots, max_frame, rss_table_size;
 	uint32_t desc_batch, cpl_batch, max_desc_per_pkt, features;
+	uint32_t tx_sched;          /* enum beryl_sched_type of every port (0 on blocks before 0.4) */
+	uint32_t tdma_slots_max;    /* TDMA slots per period at most; 0 unless tx_sched is TDMA */
 };
 
 #define BERYL_MAX_BLOCKS 256
@@ -320,6 +322,89 @@ void beryl_servo_init(struct beryl_servo *s, double freq_ppb);
  * when the state is BERYL_SERVO_JUMP, the step to apply to the slave clock (0 otherwise). */
 enum beryl_servo_state beryl_servo_sample(struct beryl_servo *s, double offset_ns, double local_ns,
 					  double *adj_ppb, double *step_ns);
+
+/*
+ * Transmit schedulers (sched.c; regs/beryl_nic_if.rdl SCHED_*, TDMA_*; docs/blocks/tdma.md). Every
+ * port of an interface has the scheduler its build chose (beryl_if_params.tx_sched). Each port's
+ * scheduler keeps parameters for every TX queue of the interface; they matter on the port the queue
+ * transmits on (its Q_CTRL.PORT). A call meant for another scheduler type fails with -EOPNOTSUPP;
+ * a port or queue out of range with -ERANGE; a command the device refuses with -EIO.
+ */
+enum beryl_sched_type { BERYL_SCHED_RR = 0, BERYL_SCHED_TB = 1, BERYL_SCHED_TDMA = 2 };
+enum beryl_sched_type beryl_sched_type(const struct beryl_if *nif);
+const char *beryl_sched_type_name(unsigned type);   /* "round-robin", "token-bucket", "tdma", "unknown" */
+/* SCHED_BAD_STS of a port (any scheduler type): engine results nobody asked for, should stay 0. */
+int beryl_sched_bad_sts(struct beryl_if *nif, unsigned port, uint32_t *count);
+
+/*
+ * Token bucket. rate: bytes per core clock cycle of frames as the host wrote them (no FCS, no
+ * preamble or gap), unsigned 8.24 fixed point, 0 = not limited; burst: bucket size in bytes
+ * (1..2^24-1 with a rate; the bucket refills to it on every set); tokens: the bucket's whole bytes
+ * (signed: a command may overdraw it) when it was read.
+ */
+#define BERYL_SCHED_BURST_MAX 0xffffffu
+struct beryl_tb_queue {
+	uint32_t rate, burst;
+	int32_t tokens;
+};
+int beryl_sched_rate_set(struct beryl_if *nif, unsigned port, unsigned queue, uint32_t rate, uint32_t burst);
+int beryl_sched_rate_get(struct beryl_if *nif, unsigned port, unsigned queue, struct beryl_tb_queue *out);
+/*
+ * Bits per second <-> the 8.24 rate, with the core clock period from the PTP block's nominal increment
+ * (NOM_INCR_NS + NOM_INCR_FNS x 2^-32 ns): rate = floor(bps x period_ns x 2^24 / (8 x 10^9)), rounded
+ * down so that the queue never goes faster than asked (the step is 2^-24 bytes per cycle: 119 bit/s at
+ * 4 ns). bps 0 gives rate 0 (not limited). -ENODEV without a PTP block, -ERANGE for a rate below the
+ * step (it would read as "not limited") or above 256 bytes per cycle.
+ */
+int beryl_sched_bps_to_rate(const struct beryl_if *nif, uint64_t bps, uint32_t *rate);
+int beryl_sched_rate_to_bps(const struct beryl_if *nif, uint32_t rate, double *bps);
+int beryl_sched_rate_set_bps(struct beryl_if *nif, unsigned port, unsigned queue, uint64_t bps, uint32_t burst);
+
+/*
+ * TDMA: one schedule per port. Period p begins at start + p x period_ns; slot i of a period covers
+ * [i, i+1) x slot_ns from its beginning; the rest of the period is a gap. A queue sends in the slots
+ * of its mask (all ones after reset). The scheduler gives a queue no new commands in the last guard_ns
+ * of its slot; the gate (optional) starts a frame only if its last byte leaves before the slot ends,
+ * by its rule: ceil((max(len, 60) + overhead) x gate_nspb) + margin_ns <= ns left.
+ * While no schedule runs (disabled, or refused) a TDMA port sends nothing.
+ */
+struct beryl_tdma_schedule {
+	struct beryl_ptp_time start;   /* PTP time period 0 begins (fns not used; ns resolution) */
+	uint32_t period_ns;            /* >= slot_count x slot_ns */
+	uint32_t slot_ns;              /* > 0 */
+	uint32_t slot_count;           /* 1..tdma_slots_max */
+	uint32_t guard_ns;
+	bool gate, hold_own;           /* gate on; gate lets a frame go only in its own queue's slots */
+	uint32_t gate_nspb;            /* line rate for the gate, ns per byte 8.24 (beryl_tdma_nspb) */
+	uint32_t overhead;             /* wire bytes per frame besides its length (24), 0..255 */
+	uint32_t margin_ns;            /* gate release to first byte on the wire, worst case, 0..65535 */
+};
+/* The register defaults: no schedule, gate off, 100 Gb/s, overhead 24, margin 16 ns. */
+void beryl_tdma_defaults(struct beryl_tdma_schedule *s);
+/* ns per byte at line_bps bit/s as 8.24, rounded up (the gate then never underestimates a frame's
+ * time): 100G 0x00147ae2, 25G 0x0051eb86, 10G 0x00cccccd. -ERANGE below 31.25 Mb/s (or 0). */
+int beryl_tdma_nspb(uint64_t line_bps, uint32_t *nspb);
+/*
+ * Write the schedule and re-arm the port's timer (ENABLE 0, then 1: it latches start, period, slot
+ * length and count on that edge). The library checks what the registers cannot hold (slot_count above
+ * tdma_slots_max, start ns >= 10^9, overhead, margin); the timer checks the rest, and its CFG_ERR
+ * gives -EINVAL (the schedule stays enabled and refused, see beryl_tdma_status).
+ */
+int beryl_tdma_set(struct beryl_if *nif, unsigned port, const struct beryl_tdma_schedule *s);
+/* ENABLE 0 and gate off: the port sends nothing until the next beryl_tdma_set. */
+int beryl_tdma_disable(struct beryl_if *nif, unsigned port);
+/* A queue's slot mask: bit i = may send in slot i; bits at or above tdma_slots_max give -EINVAL. */
+int beryl_tdma_mask_set(struct beryl_if *nif, unsigned port, unsigned queue, uint32_t mask);
+int beryl_tdma_mask_get(struct beryl_if *nif, unsigned port, unsigned queue, uint32_t *mask);
+
+struct beryl_tdma_status {
+	bool enable, searching, cfg_err, slot_valid;
+	unsigned slot_index;                 /* the open slot (when slot_valid) */
+	struct beryl_tdma_schedule sched;    /* the registers as written (enable above) */
+	uint32_t hold, offslot, overrun, park;   /* gate counters (wrapping), docs/blocks/tdma.md */
+	uint32_t bad_sts;                    /* SCHED_BAD_STS */
+};
+int beryl_tdma_status(struct beryl_if *nif, unsigned port, struct beryl_tdma_status *out);
 
 struct beryl_queue_stats {
 	uint64_t packets, bytes, drops;

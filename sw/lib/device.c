@@ -142,6 +142,7 @@ static int load_if(struct beryl_dev *dev, struct beryl_if *nif, const struct ber
 		BERYL_NIC_IF_MAX_FRAME_OFFSET, BERYL_NIC_IF_RSS_TABLE_SIZE_OFFSET,
 		BERYL_NIC_IF_DESC_BATCH_OFFSET, BERYL_NIC_IF_CPL_BATCH_OFFSET,
 		BERYL_NIC_IF_MAX_DESC_PER_PKT_OFFSET, BERYL_NIC_IF_FEATURES_OFFSET,
+		BERYL_NIC_IF_TX_SCHED_OFFSET, BERYL_NIC_IF_TDMA_SLOTS_MAX_OFFSET,
 	};
 	uint32_t *p = &nif->p.if_index;   /* struct beryl_if_params lists them in this order */
 
@@ -169,10 +170,12 @@ static int load_if(struct beryl_dev *dev, struct beryl_if *nif, const struct ber
 	}
 	if (!nif->p.txq_count || !nif->p.rxq_count || !nif->p.cq_count || !nif->p.eq_count ||
 	    !nif->p.port_count || nif->p.txq_count > 0xffff || nif->p.rxq_count > 0xffff ||
-	    nif->p.cq_count > 0xffff || nif->p.rss_table_size > 0x10000 || nif->p.port_count > 256)
+	    nif->p.cq_count > 0xffff || nif->p.rss_table_size > 0x10000 || nif->p.port_count > 256 ||
+	    nif->p.tdma_slots_max > 32)
 		return beryl_fail(-EBADMSG, "NIC interface block at 0x%x has implausible parameters "
-				  "(%u TXQ, %u RXQ, %u CQ, %u EQ, %u ports)", b->offset, nif->p.txq_count,
-				  nif->p.rxq_count, nif->p.cq_count, nif->p.eq_count, nif->p.port_count);
+				  "(%u TXQ, %u RXQ, %u CQ, %u EQ, %u ports, %u TDMA slots)", b->offset,
+				  nif->p.txq_count, nif->p.rxq_count, nif->p.cq_count, nif->p.eq_count,
+				  nif->p.port_count, nif->p.tdma_slots_max);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Fake Beryl device for the library's tests (see fake_dev.h); not a model of the RTL's timing. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,10 @@
 
 #define MAX_IFS 4
 #define MAX_Q 64
+#define MAX_PORTS 8
 #define IF_WIN (1u << BERYL_NIC_IF_BLOCK_ADDR_W)
+#define PTP_BASE (BERYL_APP_BASE + BERYL_PTP_BLOCK_APP_OFFSET)
+#define KIND_PTP 100
 
 struct fq {
 	uint64_t base;
@@ -19,8 +23,21 @@ struct fq {
 	uint64_t pkts, bytes, drops;
 };
 
+/* One port's scheduler block (beryl_nic_port_sched): staging registers and per-queue parameters. */
+struct fsched {
+	uint32_t qsel, op, rate, burst, tokens, slots;
+	bool err;
+	uint32_t ctrl, sec_lo, sec_hi, ns, period, slot, count, guard, gate_rate, gate_cfg;
+	bool cfg_err;
+	struct fake_sched_obs obs;
+	uint32_t q_rate[MAX_Q], q_burst[MAX_Q], q_mask[MAX_Q];
+	int32_t q_tokens[MAX_Q];
+};
+
 struct fif {
 	struct fq q[4][MAX_Q];
+	struct fsched sched[MAX_PORTS];
+	unsigned port_sel_raw;                 /* PORT_SEL as written (port_sel: modulo the arrays) */
 	unsigned qsel_type, qsel_idx;
 	uint32_t qstatus, snap[6];
 	uint32_t cnt[(BERYL_NIC_IF_IRQ_MERGED_OFFSET - BERYL_NIC_IF_TX_PKTS_OFFSET) / 4 + 1];
@@ -48,7 +65,13 @@ void fake_dev_default_cfg(struct fake_dev_cfg *c)
 {
 	*c = (struct fake_dev_cfg){ .nifs = 2, .if_version = BERYL_NIC_IF_BLOCK_VERSION,
 				    .id_version = BERYL_ID_BLOCK_VERSION, .txq = 4, .rxq = 4, .cq = 8, .eq = 1,
-				    .ports = 1, .rss_table = 128, .max_frame = 9600, .max_desc = 8 };
+				    .ports = 1, .rss_table = 128, .max_frame = 9600, .max_desc = 8, .tdma_slots_max = 8 };
+}
+
+/* The TDMA scheduler's SLOTS_MAX bits. */
+static uint32_t slot_bits(const struct fake_dev *d)
+{
+	return d->c.tdma_slots_max >= 32 ? 0xffffffffu : (1u << d->c.tdma_slots_max) - 1;
 }
 
 struct fake_dev *fake_dev_create(const struct fake_dev_cfg *cfg, uint8_t *mem, uint64_t base, size_t size)
@@ -61,9 +84,17 @@ struct fake_dev *fake_dev_create(const struct fake_dev_cfg *cfg, uint8_t *mem, u
 	d->mem = mem;
 	d->base = base;
 	d->size = size;
-	for (unsigned i = 0; i < MAX_IFS; i++)
-		for (unsigned p = 0; p < 8; p++)
+	for (unsigned i = 0; i < MAX_IFS; i++) {
+		for (unsigned p = 0; p < MAX_PORTS; p++) {
+			struct fsched *sc = &d->ifs[i].sched[p];
+
 			d->ifs[i].port_ctrl[p] = BERYL_NIC_IF_PORT_CTRL_RESET;
+			sc->gate_rate = BERYL_NIC_IF_TDMA_GATE_RATE_RESET;
+			sc->gate_cfg = BERYL_NIC_IF_TDMA_GATE_CFG_RESET;
+			for (unsigned q = 0; q < MAX_Q; q++)
+				sc->q_mask[q] = slot_bits(d);   /* the TDMA scheduler's reset: every slot */
+		}
+	}
 	return d;
 }
 
@@ -281,9 +312,13 @@ static void tx_run(struct fake_dev *d, unsigned ifi, unsigned qi)
 	}
 }
 
-/* The block at off: its base and kind (0 none, 1 id, 2 pcie, 3 msix, 4 + i nic_if i). */
+/* The block at off: its base and kind (0 none, 1 id, 2 pcie, 3 msix, 4 + i nic_if i, KIND_PTP). */
 static int block_at(struct fake_dev *d, uint32_t off, uint32_t *base)
 {
+	if (d->c.ptp_nom_incr && off >= PTP_BASE && off < PTP_BASE + (1u << BERYL_PTP_BLOCK_ADDR_W)) {
+		*base = PTP_BASE;
+		return KIND_PTP;
+	}
 	if (off < 0x300) {
 		*base = off & ~0xffu;
 		return (int)(off >> 8) + 1;
@@ -307,9 +342,13 @@ static uint32_t next_of(struct fake_dev *d, int kind)
 			return 0x100;
 		if (d->c.fault == FAKE_GARBAGE)
 			return 0x30000;
-		return d->c.nifs ? BERYL_APP_BASE : 0;
+		return d->c.nifs ? BERYL_APP_BASE : d->c.ptp_nom_incr ? PTP_BASE : 0;
+	case KIND_PTP:
+		return 0;
 	default:
-		return kind - 4 + 1u < d->c.nifs ? BERYL_APP_BASE + (uint32_t)(kind - 3) * IF_WIN : 0;
+		if (kind - 4 + 1u < d->c.nifs)
+			return BERYL_APP_BASE + (uint32_t)(kind - 3) * IF_WIN;
+		return d->c.ptp_nom_incr ? PTP_BASE : 0;
 	}
 }
 
@@ -333,15 +372,178 @@ static uint32_t qfield_read(struct fif *f, struct fq *q, uint32_t reg)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ port schedulers */
+
+/* The selected port's scheduler; NULL when PORT_SEL is out of range (reads 0, writes ignored). */
+static struct fsched *sched_of(struct fake_dev *d, struct fif *f)
+{
+	return f->port_sel_raw < d->c.ports && f->port_sel_raw < MAX_PORTS ? &f->sched[f->port_sel_raw] : NULL;
+}
+
+/* Registers that only hold what was written (in their width). */
+static const struct {
+	uint32_t reg, mask;
+	size_t off;
+} sched_plain[] = {
+#define P(name, mask, field) { BERYL_NIC_IF_##name##_OFFSET, mask, offsetof(struct fsched, field) }
+	P(SCHED_Q_SEL, BERYL_NIC_IF_SCHED_Q_SEL_QUEUE_MASK, qsel),
+	P(SCHED_Q_RATE, ~0u, rate),
+	P(SCHED_Q_BURST, BERYL_NIC_IF_SCHED_Q_BURST_BURST_MASK, burst),
+	P(SCHED_Q_SLOTS, ~0u, slots),
+	P(TDMA_START_SEC_LO, ~0u, sec_lo),
+	P(TDMA_START_SEC_HI, BERYL_NIC_IF_TDMA_START_SEC_HI_SEC_MASK, sec_hi),
+	P(TDMA_START_NS, BERYL_NIC_IF_TDMA_START_NS_NS_MASK, ns),
+	P(TDMA_PERIOD_NS, ~0u, period),
+	P(TDMA_SLOT_NS, ~0u, slot),
+	P(TDMA_SLOT_COUNT, BERYL_NIC_IF_TDMA_SLOT_COUNT_COUNT_MASK, count),
+	P(TDMA_GUARD_NS, ~0u, guard),
+	P(TDMA_GATE_RATE, ~0u, gate_rate),
+	P(TDMA_GATE_CFG, BERYL_NIC_IF_TDMA_GATE_CFG_OVERHEAD_MASK | BERYL_NIC_IF_TDMA_GATE_CFG_MARGIN_NS_MASK, gate_cfg),
+#undef P
+};
+
+static uint32_t *sched_plain_reg(struct fsched *sc, uint32_t reg, uint32_t *mask)
+{
+	for (size_t i = 0; i < sizeof(sched_plain) / sizeof(sched_plain[0]); i++) {
+		if (sched_plain[i].reg == reg) {
+			*mask = sched_plain[i].mask;
+			return (uint32_t *)((char *)sc + sched_plain[i].off);
+		}
+	}
+	return NULL;
+}
+
+static uint32_t sched_read(struct fake_dev *d, struct fif *f, uint32_t reg)
+{
+	struct fsched *sc = sched_of(d, f);
+	const struct fake_sched_obs *o = sc ? &sc->obs : NULL;
+	bool tdma = d->c.tx_sched == 2;   /* only a TDMA build has the timer and the gate */
+	uint32_t mask, *p;
+
+	if (!sc)
+		return 0;
+	p = sched_plain_reg(sc, reg, &mask);
+	if (p)
+		return *p;
+	switch (reg) {
+	case BERYL_NIC_IF_SCHED_Q_CMD_OFFSET:
+		return (sc->err ? BERYL_NIC_IF_SCHED_Q_CMD_ERR_MASK : 0) | sc->op;
+	case BERYL_NIC_IF_SCHED_Q_TOKENS_OFFSET:
+		return sc->tokens;
+	case BERYL_NIC_IF_TDMA_CTRL_OFFSET:
+		if (!tdma)
+			return sc->ctrl;
+		return sc->ctrl | (o->searching ? BERYL_NIC_IF_TDMA_CTRL_SEARCHING_MASK : 0) |
+		       (sc->cfg_err ? BERYL_NIC_IF_TDMA_CTRL_CFG_ERR_MASK : 0) |
+		       (o->slot_valid ? BERYL_NIC_IF_TDMA_CTRL_SLOT_VALID_MASK : 0) |
+		       (o->slot_index << BERYL_NIC_IF_TDMA_CTRL_SLOT_INDEX_LSB & BERYL_NIC_IF_TDMA_CTRL_SLOT_INDEX_MASK);
+	case BERYL_NIC_IF_TDMA_HOLD_OFFSET:
+		return tdma ? o->hold : 0;
+	case BERYL_NIC_IF_TDMA_OFFSLOT_OFFSET:
+		return tdma ? o->offslot : 0;
+	case BERYL_NIC_IF_TDMA_OVERRUN_OFFSET:
+		return tdma ? o->overrun : 0;
+	case BERYL_NIC_IF_TDMA_PARK_OFFSET:
+		return tdma ? o->park : 0;
+	case BERYL_NIC_IF_SCHED_BAD_STS_OFFSET:
+		return o->bad_sts;
+	}
+	return 0;
+}
+
+/* The timer's check when ENABLE rises; it sees the slot count in clog2(SLOTS_MAX + 1) bits only. */
+static bool tdma_cfg_bad(const struct fake_dev *d, const struct fsched *sc)
+{
+	unsigned sc_w = 0;
+	uint32_t count;
+
+	while ((1u << sc_w) < d->c.tdma_slots_max + 1)
+		sc_w++;
+	count = sc->count & ((1u << sc_w) - 1);
+	return sc->ns >= 1000000000u || !sc->period || !sc->slot || !count || count > d->c.tdma_slots_max ||
+	       (uint64_t)count * sc->slot > sc->period;
+}
+
+/* SCHED_Q_CMD: carried out by a token-bucket or TDMA scheduler for a queue in range, else refused. */
+static void sched_cmd(struct fake_dev *d, struct fsched *sc, uint32_t op)
+{
+	unsigned q = sc->qsel;
+
+	sc->op = op & BERYL_NIC_IF_SCHED_Q_CMD_OP_MASK;
+	sc->err = d->c.tx_sched == 0 || (sc->op != 1 && sc->op != 2) || q >= d->c.txq || q >= MAX_Q ||
+		  d->c.fault == FAKE_SCHED_REFUSE;
+	if (sc->err)
+		return;
+	if (d->c.tx_sched == 1 && sc->op == 1) {
+		sc->q_rate[q] = sc->rate;
+		sc->q_burst[q] = sc->burst;
+		sc->q_tokens[q] = (int32_t)sc->burst;   /* the bucket refills on a write */
+	} else if (d->c.tx_sched == 1) {
+		sc->rate = sc->q_rate[q];
+		sc->burst = sc->q_burst[q];
+		sc->tokens = (uint32_t)sc->q_tokens[q];
+	} else if (sc->op == 1) {
+		sc->q_mask[q] = sc->slots & slot_bits(d);
+	} else {
+		sc->slots = sc->q_mask[q];
+	}
+}
+
+static void sched_write(struct fake_dev *d, struct fif *f, uint32_t reg, uint32_t v)
+{
+	struct fsched *sc = sched_of(d, f);
+	uint32_t mask, *p;
+	bool was_on;
+
+	if (!sc)
+		return;
+	p = sched_plain_reg(sc, reg, &mask);
+	if (p) {
+		*p = v & mask;
+	} else if (reg == BERYL_NIC_IF_SCHED_Q_CMD_OFFSET) {
+		sched_cmd(d, sc, v);
+	} else if (reg == BERYL_NIC_IF_TDMA_CTRL_OFFSET) {
+		was_on = sc->ctrl & BERYL_NIC_IF_TDMA_CTRL_ENABLE_MASK;
+		sc->ctrl = v & (BERYL_NIC_IF_TDMA_CTRL_ENABLE_MASK | BERYL_NIC_IF_TDMA_CTRL_GATE_MASK |
+				BERYL_NIC_IF_TDMA_CTRL_HOLD_OWN_MASK);
+		if (!(sc->ctrl & BERYL_NIC_IF_TDMA_CTRL_ENABLE_MASK))
+			sc->cfg_err = false;
+		else if (!was_on && d->c.tx_sched == 2)
+			sc->cfg_err = tdma_cfg_bad(d, sc);   /* the timer latches the schedule on this edge */
+	}
+}
+
+void fake_dev_sched_observe(struct fake_dev *d, unsigned ifi, unsigned port, const struct fake_sched_obs *o)
+{
+	if (ifi < MAX_IFS && port < MAX_PORTS)
+		d->ifs[ifi].sched[port].obs = *o;
+}
+
+static uint32_t ptp_read(struct fake_dev *d, uint32_t reg)
+{
+	switch (reg) {
+	case BERYL_PTP_NOM_INCR_NS_OFFSET:
+		return (uint32_t)(d->c.ptp_nom_incr >> 32);
+	case BERYL_PTP_NOM_INCR_FNS_OFFSET:
+		return (uint32_t)d->c.ptp_nom_incr;
+	case BERYL_PTP_FNS_W_OFFSET:
+		return 32;
+	}
+	return 0;
+}
+
 static uint32_t if_read(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_t reg)
 {
 	const uint32_t params[] = { ifi, d->c.nifs, d->c.ports, d->c.txq, d->c.rxq, d->c.cq, d->c.eq, 16, 16,
-				    d->c.max_frame, d->c.rss_table, 8, 8, d->c.max_desc, 0xf };
+				    d->c.max_frame, d->c.rss_table, 8, 8, d->c.max_desc, 0xf, d->c.tx_sched,
+				    d->c.tx_sched == 2 ? d->c.tdma_slots_max : 0 };
 	bool qok = f->qsel_idx < qcount(d, f->qsel_type) && f->qsel_idx < MAX_Q;
 	struct fq *q = qok ? &f->q[f->qsel_type][f->qsel_idx] : NULL;
 
-	if (reg >= BERYL_NIC_IF_IF_INDEX_OFFSET && reg <= BERYL_NIC_IF_FEATURES_OFFSET)
+	if (reg >= BERYL_NIC_IF_IF_INDEX_OFFSET && reg <= BERYL_NIC_IF_TDMA_SLOTS_MAX_OFFSET)
 		return params[(reg - BERYL_NIC_IF_IF_INDEX_OFFSET) / 4];
+	if (reg >= BERYL_NIC_IF_SCHED_Q_SEL_OFFSET && reg <= BERYL_NIC_IF_SCHED_BAD_STS_OFFSET)
+		return sched_read(d, f, reg);
 	if (reg >= BERYL_NIC_IF_Q_BASE_LO_OFFSET && reg <= BERYL_NIC_IF_Q_CONS_OFFSET) {
 		f->qstatus = !qok;
 		return q ? qfield_read(f, q, reg) : 0;
@@ -471,6 +673,10 @@ static void if_write(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_t r
 		f->key[(reg - BERYL_NIC_IF_RSS_KEY0_OFFSET) / 4] = v;
 		return;
 	}
+	if (reg >= BERYL_NIC_IF_SCHED_Q_SEL_OFFSET && reg <= BERYL_NIC_IF_SCHED_BAD_STS_OFFSET) {
+		sched_write(d, f, reg, v);
+		return;
+	}
 	switch (reg) {
 	case BERYL_NIC_IF_TXQ_DB_OFFSET:
 		doorbell(d, f, ifi, BERYL_TXQ, v, false);
@@ -504,7 +710,8 @@ static void if_write(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_t r
 			f->table[f->rss_idx++ % d->c.rss_table] = (uint16_t)v;
 		break;
 	case BERYL_NIC_IF_PORT_SEL_OFFSET:
-		f->port_sel = (v & 0xff) % 8;
+		f->port_sel_raw = v & 0xff;
+		f->port_sel = f->port_sel_raw % MAX_PORTS;
 		break;
 	case BERYL_NIC_IF_PORT_CTRL_OFFSET:
 		f->port_ctrl[f->port_sel] = v & 1;
@@ -527,10 +734,11 @@ uint32_t fake_dev_read(struct fake_dev *d, uint32_t off)
 	if (reg == BERYL_BLOCK_TYPE_OFFSET) {
 		const uint32_t types[] = { BERYL_ID_BLOCK_TYPE, BERYL_PCIE_BLOCK_TYPE, BERYL_MSIX_BLOCK_TYPE };
 
-		return kind < 4 ? types[kind - 1] : BERYL_NIC_IF_BLOCK_TYPE;
+		return kind == KIND_PTP ? BERYL_PTP_BLOCK_TYPE : kind < 4 ? types[kind - 1] : BERYL_NIC_IF_BLOCK_TYPE;
 	}
 	if (reg == BERYL_BLOCK_VERSION_OFFSET)
-		return kind == 1 ? d->c.id_version : kind < 4 ? 0x01000000u : d->c.if_version;
+		return kind == KIND_PTP ? BERYL_PTP_BLOCK_VERSION : kind == 1 ? d->c.id_version :
+		       kind < 4 ? 0x01000000u : d->c.if_version;
 	if (reg == BERYL_BLOCK_NEXT_OFFSET)
 		return next_of(d, kind);
 	if (kind == 1) {
@@ -554,7 +762,9 @@ uint32_t fake_dev_read(struct fake_dev *d, uint32_t off)
 	}
 	if (kind == 3)
 		return reg == BERYL_MSIX_VECTOR_COUNT_OFFSET ? 32 : 0;
-	if (kind >= 4)
+	if (kind == KIND_PTP)
+		return ptp_read(d, reg);
+	if (kind >= 4 && kind < KIND_PTP)
 		return if_read(d, &d->ifs[kind - 4], (unsigned)kind - 4, reg);
 	return 0;
 }
@@ -570,7 +780,7 @@ void fake_dev_write(struct fake_dev *d, uint32_t off, uint32_t val)
 	kind = block_at(d, off, &base);
 	if (kind == 1 && off - base == BERYL_ID_SCRATCH_OFFSET)
 		d->scratch = val;
-	if (kind >= 4)
+	if (kind >= 4 && kind != KIND_PTP)
 		if_write(d, &d->ifs[kind - 4], (unsigned)kind - 4, off - base, val);
 }
 

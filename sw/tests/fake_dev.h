@@ -3,6 +3,9 @@
  * A small fake Beryl device for tests: answers the register chain, the queue registers and RSS,
  * and moves frames: a TX doorbell sends the queue's packets at once to the peer interface
  * (interface i ^ 1, or itself with one interface), with completions, events and interrupts.
+ * Optionally a PTP block (its build parameters only) and the ports' transmit-scheduler registers
+ * (SCHED_*, TDMA_*) answering as rtl/nic/beryl_nic_port_sched.sv does, without time: no slot opens
+ * and no counter moves unless a test says so (fake_dev_sched_observe).
  */
 #ifndef FAKE_DEV_H
 #define FAKE_DEV_H
@@ -12,13 +15,25 @@
 
 #include "beryl.h"
 
-enum fake_fault { FAKE_OK, FAKE_LOOP, FAKE_GARBAGE, FAKE_NOT_BERYL };
+/* FAKE_SCHED_REFUSE: the schedulers refuse every SCHED_Q_CMD (ERR) whatever TX_SCHED says */
+enum fake_fault { FAKE_OK, FAKE_LOOP, FAKE_GARBAGE, FAKE_NOT_BERYL, FAKE_SCHED_REFUSE };
 
 struct fake_dev_cfg {
 	unsigned nifs;                  /* NIC interfaces (0..4) */
 	uint32_t if_version, id_version;
 	enum fake_fault fault;
 	unsigned txq, rxq, cq, eq, ports, rss_table, max_frame, max_desc;
+	unsigned tx_sched;              /* 0 round robin, 1 token bucket, 2 TDMA */
+	unsigned tdma_slots_max;        /* 1..32 (reported when tx_sched is 2) */
+	uint64_t ptp_nom_incr;          /* PTP block's nominal increment, 2^-32 ns; 0: no PTP block */
+};
+
+/* What the schedulers' timer and gate would show (the fake has no time): TDMA builds only, except
+ * bad_sts. */
+struct fake_sched_obs {
+	bool slot_valid, searching;
+	unsigned slot_index;
+	uint32_t hold, offslot, overrun, park, bad_sts;
 };
 
 struct fake_dev;
@@ -31,6 +46,7 @@ uint32_t fake_dev_read(struct fake_dev *d, uint32_t off);
 void fake_dev_write(struct fake_dev *d, uint32_t off, uint32_t val);
 int fake_dev_irq_pop(struct fake_dev *d, uint32_t *vector);   /* 1 if one was pending */
 uint64_t fake_dev_accesses(const struct fake_dev *d);
+void fake_dev_sched_observe(struct fake_dev *d, unsigned ifi, unsigned port, const struct fake_sched_obs *o);
 
 /* An in-process transport over a fake device (host memory from malloc). */
 int fake_transport_open(const struct fake_dev_cfg *cfg, size_t mem_size, struct beryl_transport **out);

@@ -420,6 +420,243 @@ static void test_alloc(void)
 	free(mem);
 }
 
+/* A fake device with the given scheduler type (2 ports, 4 TX queues), a PTP block when nom_incr != 0. */
+static struct beryl_dev *open_sched(unsigned type, uint64_t nom_incr, enum fake_fault fault, struct beryl_transport **t)
+{
+	struct fake_dev_cfg cfg;
+	struct beryl_dev *dev = NULL;
+	int err;
+
+	fake_dev_default_cfg(&cfg);
+	cfg.ports = 2;
+	cfg.tx_sched = type;
+	cfg.ptp_nom_incr = nom_incr;
+	cfg.fault = fault;
+	err = open_fake(&cfg, &dev, t);
+	CHECK(!err, "open (scheduler %u): %d", type, err);
+	return dev;
+}
+
+#define NOM_4NS (4ull << 32)
+
+static void test_sched_rate_conversion(void)
+{
+	struct beryl_transport *t;
+	struct beryl_dev *dev = open_sched(1, NOM_4NS, FAKE_OK, &t);
+	struct beryl_if *nif;
+	uint32_t r = 7;
+	double bps;
+
+	if (!dev)
+		return;
+	nif = beryl_if_get(dev, 0);
+	CHECK(beryl_ptp_present(dev) && beryl_block_count(dev) == 6, "PTP block found (%u blocks)",
+	      beryl_block_count(dev));
+	/* at 4 ns a cycle: 10 Gb/s = 1.25 GB/s = 5 bytes per cycle = 5 x 2^24 */
+	CHECK(!beryl_sched_bps_to_rate(nif, 10000000000ull, &r) && r == 5u << 24, "10G: 0x%x", r);
+	CHECK(!beryl_sched_bps_to_rate(nif, 2500000000ull, &r) && r == 20971520, "2.5G: %u", r);
+	/* 100 Mb/s: 0.05 bytes per cycle = 838860.8 x 2^-24, rounded down */
+	CHECK(!beryl_sched_bps_to_rate(nif, 100000000ull, &r) && r == 838860, "100M: %u", r);
+	CHECK(!beryl_sched_bps_to_rate(nif, 0, &r) && r == 0, "0 = not limited: %u", r);
+	/* the step is 2^-24 bytes per 4 ns = 119.2 bit/s; 256 bytes per cycle = 512 Gb/s does not fit */
+	CHECK(!beryl_sched_bps_to_rate(nif, 120, &r) && r == 1, "120 bit/s: %u", r);
+	CHECK(beryl_sched_bps_to_rate(nif, 119, &r) == -ERANGE && strstr(beryl_errmsg(), "step"), "119 bit/s");
+	CHECK(!beryl_sched_bps_to_rate(nif, 511999999881ull, &r) && r == 0xffffffffu, "just below 512G: 0x%x", r);
+	CHECK(beryl_sched_bps_to_rate(nif, 512000000000ull, &r) == -ERANGE, "512G");
+	CHECK(!beryl_sched_rate_to_bps(nif, 5u << 24, &bps) && bps == 1e10, "back to bit/s: %g", bps);
+	beryl_close(dev);
+
+	/* 156.25 MHz: 6.4 ns = 27487790694.4 x 2^-32 ns, the build's increment 27487790694 */
+	dev = open_sched(1, 27487790694ull, FAKE_OK, &t);
+	if (!dev)
+		return;
+	nif = beryl_if_get(dev, 0);
+	/* 1 Gb/s x 6.4 ns / 8 = 0.8 bytes per cycle = 13421772.8 x 2^-24; with the build's increment 13421772.79 */
+	CHECK(!beryl_sched_bps_to_rate(nif, 1000000000ull, &r) && r == 13421772, "1G at 6.4 ns: %u", r);
+	beryl_close(dev);
+
+	/* no PTP block: bit/s cannot be converted, raw rates still work */
+	dev = open_sched(1, 0, FAKE_OK, &t);
+	if (!dev)
+		return;
+	nif = beryl_if_get(dev, 0);
+	CHECK(beryl_sched_rate_set_bps(nif, 0, 1, 1000000, 1500) == -ENODEV && strstr(beryl_errmsg(), "PTP"),
+	      "bit/s without a PTP block");
+	CHECK(!beryl_sched_rate_set(nif, 0, 1, 1u << 24, 1500), "raw rate without a PTP block");
+	beryl_close(dev);
+}
+
+static void test_sched_rate(void)
+{
+	struct beryl_transport *t;
+	struct beryl_dev *dev = open_sched(1, NOM_4NS, FAKE_OK, &t);
+	struct beryl_tb_queue q;
+	struct beryl_if *nif;
+	uint32_t mask;
+	int err;
+
+	if (!dev)
+		return;
+	nif = beryl_if_get(dev, 0);
+	CHECK(beryl_if_params(nif)->tx_sched == 1 && beryl_if_params(nif)->tdma_slots_max == 0, "params %u %u",
+	      beryl_if_params(nif)->tx_sched, beryl_if_params(nif)->tdma_slots_max);
+	CHECK(beryl_sched_type(nif) == BERYL_SCHED_TB && !strcmp(beryl_sched_type_name(1), "token-bucket"), "type");
+	CHECK(!beryl_sched_rate_get(nif, 0, 1, &q) && q.rate == 0 && q.burst == 0 && q.tokens == 0, "reset: unlimited");
+	CHECK(!beryl_sched_rate_set(nif, 0, 1, 0x01800000, 3000), "set raw");
+	CHECK(!beryl_sched_rate_set_bps(nif, 1, 1, 100000000, 9000), "set 100M on port 1");
+	CHECK(!beryl_sched_rate_get(nif, 0, 1, &q) && q.rate == 0x01800000 && q.burst == 3000 && q.tokens == 3000,
+	      "port 0 queue 1: 0x%x %u %d", q.rate, q.burst, q.tokens);
+	CHECK(!beryl_sched_rate_get(nif, 1, 1, &q) && q.rate == 838860 && q.burst == 9000, "port 1 queue 1: %u %u",
+	      q.rate, q.burst);
+	CHECK(!beryl_sched_rate_get(nif, 0, 2, &q) && q.rate == 0, "queue 2 untouched");
+	/* the last access left the staging registers as a read command loads them */
+	CHECK(fake_dev_read(fake_transport_dev(t), beryl_if_offset(nif) + BERYL_NIC_IF_SCHED_Q_CMD_OFFSET) == 2,
+	      "SCHED_Q_CMD reads the last op");
+	CHECK(!beryl_sched_rate_set(nif, 0, 3, 0, 0), "unlimited, no burst");
+	CHECK(!beryl_sched_rate_set(nif, 0, 3, 1, BERYL_SCHED_BURST_MAX), "largest burst");
+
+	/* misuse */
+	err = beryl_sched_rate_set(nif, 2, 1, 1, 1);
+	CHECK(err == -ERANGE && strstr(beryl_errmsg(), "port 2"), "port 2 of 2: %d", err);
+	err = beryl_sched_rate_get(nif, 0, 4, &q);
+	CHECK(err == -ERANGE && strstr(beryl_errmsg(), "TX queue 4"), "queue 4 of 4: %d", err);
+	CHECK(beryl_sched_rate_set(nif, 0, 1, 1, BERYL_SCHED_BURST_MAX + 1) == -ERANGE, "burst of 2^24");
+	err = beryl_sched_rate_set(nif, 0, 1, 1, 0);
+	CHECK(err == -EINVAL && strstr(beryl_errmsg(), "never"), "rate with a burst of 0: %d", err);
+	CHECK(beryl_sched_rate_set_bps(nif, 0, 1, 10, 1500) == -ERANGE, "10 bit/s");
+	err = beryl_tdma_mask_get(nif, 0, 1, &mask);
+	CHECK(err == -EOPNOTSUPP && strstr(beryl_errmsg(), "tdma scheduler") && strstr(beryl_errmsg(), "token-bucket"),
+	      "mask on a token-bucket build: %d", err);
+	CHECK(beryl_tdma_set(nif, 0, &(struct beryl_tdma_schedule){ .slot_count = 1 }) == -EOPNOTSUPP, "TDMA");
+	beryl_close(dev);
+
+	/* a device whose scheduler refuses the command (ERR) although it says token bucket */
+	dev = open_sched(1, NOM_4NS, FAKE_SCHED_REFUSE, &t);
+	if (!dev)
+		return;
+	nif = beryl_if_get(dev, 0);
+	err = beryl_sched_rate_set(nif, 0, 1, 1, 1);
+	CHECK(err == -EIO && strstr(beryl_errmsg(), "refused the write"), "refused write: %d", err);
+	err = beryl_sched_rate_get(nif, 0, 1, &q);
+	CHECK(err == -EIO && strstr(beryl_errmsg(), "refused the read"), "refused read: %d", err);
+	beryl_close(dev);
+
+	/* round robin: no per-queue parameters */
+	dev = open_sched(0, NOM_4NS, FAKE_OK, &t);
+	if (!dev)
+		return;
+	nif = beryl_if_get(dev, 0);
+	err = beryl_sched_rate_set_bps(nif, 0, 1, 1000000, 1500);
+	CHECK(err == -EOPNOTSUPP && strstr(beryl_errmsg(), "round-robin"), "rate on round robin: %d", err);
+	CHECK(beryl_sched_rate_get(nif, 0, 1, &q) == -EOPNOTSUPP, "rate get on round robin");
+	fake_dev_sched_observe(fake_transport_dev(t), 0, 1, &(struct fake_sched_obs){ .bad_sts = 3 });
+	CHECK(!beryl_sched_bad_sts(nif, 1, &mask) && mask == 3, "bad statuses on any build: %u", mask);
+	CHECK(beryl_sched_bad_sts(nif, 2, &mask) == -ERANGE, "bad statuses of port 2");
+	beryl_close(dev);
+}
+
+static void test_sched_tdma(void)
+{
+	struct beryl_transport *t;
+	struct beryl_dev *dev = open_sched(2, NOM_4NS, FAKE_OK, &t);
+	struct beryl_tdma_schedule s;
+	struct beryl_tdma_status st;
+	struct beryl_tb_queue q;
+	struct beryl_if *nif;
+	uint32_t v = 0, base;
+	int err;
+
+	if (!dev)
+		return;
+	nif = beryl_if_get(dev, 0);
+	base = beryl_if_offset(nif);
+	CHECK(beryl_if_params(nif)->tdma_slots_max == 8, "slots max %u", beryl_if_params(nif)->tdma_slots_max);
+	CHECK(!beryl_tdma_nspb(100000000000ull, &v) && v == 0x00147ae2, "100G: 0x%x", v);
+	CHECK(!beryl_tdma_nspb(25000000000ull, &v) && v == 0x0051eb86, "25G: 0x%x", v);
+	CHECK(!beryl_tdma_nspb(10000000000ull, &v) && v == 0x00cccccd, "10G: 0x%x", v);
+	CHECK(!beryl_tdma_nspb(1000000000ull, &v) && v == 8u << 24, "1G: exactly 8 ns per byte: 0x%x", v);
+	CHECK(beryl_tdma_nspb(31250000, &v) == -ERANGE && beryl_tdma_nspb(0, &v) == -ERANGE, "31.25M, 0");
+	beryl_tdma_defaults(&s);
+	CHECK(s.gate_nspb == 0x00147ae2 && s.overhead == 24 && s.margin_ns == 16 && !s.gate, "defaults");
+
+	/* reset: no schedule, the gate registers at their defaults */
+	CHECK(!beryl_tdma_status(nif, 1, &st) && !st.enable && !st.cfg_err && st.sched.gate_nspb == 0x00147ae2 &&
+	      st.sched.overhead == 24 && st.sched.margin_ns == 16, "reset status");
+	s.start = (struct beryl_ptp_time){ .sec = 0x123456789aull, .nsec = 999999999, .fns = 77 };
+	s.period_ns = 20000;
+	s.slot_ns = 8000;
+	s.slot_count = 2;
+	s.guard_ns = 1500;
+	s.gate = s.hold_own = true;
+	CHECK(!beryl_tdma_nspb(10000000000ull, &s.gate_nspb), "10G");
+	s.overhead = 20;
+	s.margin_ns = 40;
+	err = beryl_tdma_set(nif, 1, &s);
+	CHECK(!err, "set: %d", err);
+	fake_dev_sched_observe(fake_transport_dev(t), 0, 1, &(struct fake_sched_obs){
+		.slot_valid = true, .slot_index = 1, .hold = 11, .offslot = 12, .overrun = 13, .park = 14, .bad_sts = 15 });
+	CHECK(!beryl_tdma_status(nif, 1, &st), "status");
+	CHECK(st.enable && !st.cfg_err && !st.searching && st.slot_valid && st.slot_index == 1, "ctrl bits");
+	CHECK(st.sched.start.sec == 0x123456789aull && st.sched.start.nsec == 999999999 && st.sched.start.fns == 0 &&
+	      st.sched.period_ns == 20000 && st.sched.slot_ns == 8000 && st.sched.slot_count == 2 &&
+	      st.sched.guard_ns == 1500 && st.sched.gate && st.sched.hold_own && st.sched.gate_nspb == 0x00cccccd &&
+	      st.sched.overhead == 20 && st.sched.margin_ns == 40, "schedule read back");
+	CHECK(st.hold == 11 && st.offslot == 12 && st.overrun == 13 && st.park == 14 && st.bad_sts == 15, "counters");
+	CHECK(!beryl_tdma_status(nif, 0, &st) && !st.enable && st.sched.period_ns == 0, "port 0 untouched");
+
+	/* a schedule the timer refuses; found only because the set re-arms (ENABLE 0, then 1) */
+	s.slot_count = 3;
+	err = beryl_tdma_set(nif, 1, &s);
+	CHECK(err == -EINVAL && strstr(beryl_errmsg(), "CFG_ERR") && strstr(beryl_errmsg(), "3 slots of 8000 ns"),
+	      "3 x 8 us in 20 us: %d", err);
+	CHECK(!beryl_tdma_status(nif, 1, &st) && st.enable && st.cfg_err, "refused: enabled, CFG_ERR");
+	s.slot_ns = 0;
+	CHECK(beryl_tdma_set(nif, 1, &s) == -EINVAL, "slot length 0");
+	s.slot_ns = 8000;
+	s.period_ns = 24000;
+	CHECK(!beryl_tdma_set(nif, 1, &s) && !beryl_tdma_status(nif, 1, &st) && st.enable && !st.cfg_err,
+	      "3 x 8 us in 24 us");
+	/* what the registers cannot hold is refused before any write */
+	s.slot_count = 9;
+	err = beryl_tdma_set(nif, 1, &s);
+	CHECK(err == -EINVAL && strstr(beryl_errmsg(), "1..8"), "9 slots of 8: %d", err);
+	s.slot_count = 0;
+	CHECK(beryl_tdma_set(nif, 1, &s) == -EINVAL, "0 slots");
+	s.slot_count = 2;
+	s.start.nsec = 1000000000;
+	CHECK(beryl_tdma_set(nif, 1, &s) == -EINVAL && strstr(beryl_errmsg(), "start"), "start ns 10^9");
+	s.start.nsec = 0;
+	s.margin_ns = 65536;
+	CHECK(beryl_tdma_set(nif, 1, &s) == -EINVAL, "margin 65536");
+	s.margin_ns = 16;
+	CHECK(!beryl_tdma_status(nif, 1, &st) && st.sched.slot_count == 3 && !st.cfg_err, "left as it was");
+	/* why the library checks the count itself: the timer sees it in clog2(SLOTS_MAX + 1) = 4 bits, so
+	 * 17 slots pass its check as 1 (the RTL and this model alike) */
+	beryl_write32(dev, base + BERYL_NIC_IF_TDMA_CTRL_OFFSET, 0);
+	beryl_write32(dev, base + BERYL_NIC_IF_TDMA_SLOT_COUNT_OFFSET, 17);
+	beryl_write32(dev, base + BERYL_NIC_IF_TDMA_CTRL_OFFSET, 1);
+	CHECK(!beryl_tdma_status(nif, 1, &st) && st.enable && !st.cfg_err && st.sched.slot_count == 17,
+	      "17 slots written behind the library's back are not refused");
+
+	CHECK(!beryl_tdma_disable(nif, 1) && !beryl_tdma_status(nif, 1, &st) && !st.enable && !st.sched.gate,
+	      "disabled");
+
+	/* slot masks */
+	CHECK(!beryl_tdma_mask_get(nif, 1, 3, &v) && v == 0xff, "reset mask: every slot: 0x%x", v);
+	CHECK(!beryl_tdma_mask_set(nif, 1, 3, 0x05), "mask set");
+	CHECK(!beryl_tdma_mask_get(nif, 1, 3, &v) && v == 0x05, "mask back: 0x%x", v);
+	CHECK(!beryl_tdma_mask_get(nif, 0, 3, &v) && v == 0xff, "port 0's queue 3: 0x%x", v);
+	CHECK(!beryl_tdma_mask_set(nif, 1, 2, 0), "empty mask (the queue parks)");
+	err = beryl_tdma_mask_set(nif, 1, 3, 0x100);
+	CHECK(err == -EINVAL && strstr(beryl_errmsg(), "beyond the 8"), "slot 8 of 8: %d", err);
+	CHECK(!beryl_tdma_mask_get(nif, 1, 3, &v) && v == 0x05, "unchanged: 0x%x", v);
+	CHECK(beryl_tdma_mask_set(nif, 1, 4, 1) == -ERANGE && beryl_tdma_mask_set(nif, 2, 0, 1) == -ERANGE, "range");
+	CHECK(beryl_tdma_status(nif, 2, &st) == -ERANGE && beryl_tdma_disable(nif, 2) == -ERANGE, "port 2");
+	err = beryl_sched_rate_get(nif, 0, 1, &q);
+	CHECK(err == -EOPNOTSUPP && strstr(beryl_errmsg(), "tdma"), "rate on TDMA: %d", err);
+	beryl_close(dev);
+}
+
 /*
  * The servo against a model of two clocks: the slave's oscillator runs err_ppb fast and starts
  * off0 ns away; every T ns of master time one offset sample (slave - master, with a uniform
@@ -492,7 +729,8 @@ int main(void)
 	} tests[] = {
 		{ "alloc", test_alloc }, { "discovery", test_discovery }, { "open_errors", test_open_errors },
 		{ "misuse", test_misuse }, { "loopback", test_loopback }, { "rss", test_rss }, { "irq", test_irq },
-		{ "servo", test_servo },
+		{ "servo", test_servo }, { "sched_rate_conversion", test_sched_rate_conversion },
+		{ "sched_rate", test_sched_rate }, { "sched_tdma", test_sched_tdma },
 	};
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
