@@ -20,6 +20,7 @@ FCS (4) after its bytes and 12 bytes of gap after. A frame's "end" is when its l
   PTP time. With the gate off and no guard, frames run past the slot edge (the check has teeth), and
   the spill is reported.
 """
+import json
 import os
 import sys
 from pathlib import Path
@@ -36,7 +37,6 @@ from model import beryl_nic as N  # noqa: E402
 from model import beryl_regs as R  # noqa: E402
 
 ETH_LOCAL = 0x88B5
-NS_PER_BYTE = 0.08                   # 100G
 FX = 1 << 24
 
 
@@ -51,6 +51,7 @@ class PortMonitor:
 
     def __init__(self, dut):
         self.dut = dut
+        self.nspb = 8 / int(os.environ.get("PARAM_LINE_GBPS", "100"))   # ns per byte of the sink
         self.frames = []        # dict(q, len, c0, c1, t0, t_end) per frame
         self.cur = None
         self.cycle = 0
@@ -71,14 +72,14 @@ class PortMonitor:
             if self.cur is None:
                 data = (int(d.tx_tdata.value) & ((1 << 512) - 1)).to_bytes(64, "little")
                 self.cur = dict(q=data[14], len=0, c0=self.cycle, t0=t)
-                self.wire_ns = max(self.wire_ns, t) + 8 * NS_PER_BYTE       # preamble + SFD
+                self.wire_ns = max(self.wire_ns, t) + 8 * self.nspb       # preamble + SFD
             self.cur["len"] += nbytes
-            self.wire_ns = max(self.wire_ns, t) + nbytes * NS_PER_BYTE
+            self.wire_ns = max(self.wire_ns, t) + nbytes * self.nspb
             if int(d.tx_tlast.value) & 1:
                 pad = max(0, 60 - self.cur["len"])
-                self.wire_ns += (pad + 4) * NS_PER_BYTE                    # padding, FCS
+                self.wire_ns += (pad + 4) * self.nspb                    # padding, FCS
                 self.cur.update(c1=self.cycle, t_end=self.wire_ns)
-                self.wire_ns += 12 * NS_PER_BYTE                           # gap
+                self.wire_ns += 12 * self.nspb                           # gap
                 self.frames.append(self.cur)
                 self.cur = None
 
@@ -100,17 +101,20 @@ async def q_cmd(nif, op, queue):
     assert cmd & R.NIC_IF_SCHED_Q_CMD_ERR_MASK == 0, f"scheduler refused op {op} for queue {queue}"
 
 
-async def post_and_wait(dut, nif, per_q, timeout_cycles=600000):
-    """Post every queue's frames (the rings hold them all), ring each doorbell once, wait for all
-    TX completions."""
-    for q, frames in per_q.items():
-        for f in frames:
-            assert await nif.send(f, txq=q, ring_doorbell=False) is not None
-    for q in per_q:
-        await nif.kick(q)
+async def post_and_wait(dut, nif, per_q, timeout_cycles=2000000):
+    """Post every queue's frames, keeping the rings topped up as completions come back (one doorbell
+    per queue and round), and wait for all TX completions."""
+    todo = {q: list(frames) for q, frames in per_q.items()}
     want = sum(len(f) for f in per_q.values())
     got = []
     for _ in range(timeout_cycles // 500):
+        for q, frames in todo.items():
+            n = 0
+            while frames and await nif.send(frames[0], txq=q, ring_doorbell=False) is not None:
+                frames.pop(0)
+                n += 1
+            if n:
+                await nif.kick(q)
         got += await nif.poll_tx()
         if len(got) >= want:
             break
@@ -169,10 +173,10 @@ async def test_rate_limit(dut):
     assert await nif.rd("SCHED_BAD_STS") == 0
 
 
-async def tdma_run(dut, tb, dev, nif, gate, guard_ns, n_frames):
+async def tdma_run(dut, tb, dev, nif, gate, guard_ns, n_frames, period=20000, slot=10000, max_len=1514):
     """Program the schedule (start 4 us from now), post the backlog, wait; returns (frames, start)."""
     rng = tb.rng
-    period, slot = 20000, 10000
+    gbps = int(os.environ.get("PARAM_LINE_GBPS", "100"))
     await nif.wr("PORT_SEL", 0)
     await nif.wr("TDMA_CTRL", 0)
     for q in (0, 1):
@@ -190,17 +194,29 @@ async def tdma_run(dut, tb, dev, nif, gate, guard_ns, n_frames):
     await nif.wr("TDMA_SLOT_NS", slot)
     await nif.wr("TDMA_SLOT_COUNT", 2)
     await nif.wr("TDMA_GUARD_NS", guard_ns)
+    await nif.wr("TDMA_GATE_RATE", -(-(8 << 24) // gbps))  # ns per byte, 8.24, rounded up
     await nif.wr("TDMA_GATE_CFG", 24 << 16 | 24)          # margin 24 ns, overhead 24 bytes
     await nif.wr("TDMA_CTRL", 1 | gate << 1 | gate << 2)   # enable, gate, own slot
     ctrl = await nif.rd("TDMA_CTRL")
     assert ctrl & R.NIC_IF_TDMA_CTRL_CFG_ERR_MASK == 0
-    per_q = {q: [frame(rng, q, rng.randrange(60, 1515)) for _ in range(n_frames)] for q in (0, 1)}
+    per_q = {q: [frame(rng, q, rng.randrange(60, max_len + 1)) for _ in range(n_frames)] for q in (0, 1)}
     mon = PortMonitor(dut)
     await post_and_wait(dut, nif, per_q)
     await ClockCycles(dut.clk, 50)
     for q in (0, 1):
         assert [f["len"] for f in mon.frames if f["q"] == q] == [len(x) for x in per_q[q]]
     return mon.frames, start, period, slot
+
+
+def own_spill(frames, start, period, slot):
+    """Per frame of queue q (slot q is its slot): its end minus the end of the latest slot-q instance
+    that opened at or before the frame started; the maximum over all frames (> 0: after the edge)."""
+    worst = None
+    for f in frames:
+        n = (f["t0"] - start - f["q"] * slot) // period
+        end = start + n * period + (f["q"] + 1) * slot
+        worst = f["t_end"] - end if worst is None else max(worst, f["t_end"] - end)
+    return worst
 
 
 def slot_of(t, start, period, slot):
@@ -248,14 +264,34 @@ async def test_tdma(dut):
 
     # gate off, no guard: what the engine holds when a slot closes leaves after the edge
     frames, start, period, slot = await tdma_run(dut, tb, dev, nif, gate=0, guard_ns=0, n_frames=240)
-    spill = 0.0
-    for f in frames:
-        s0 = slot_of(f["t0"], start, period, slot)
-        assert s0 is not None or f["t0"] >= start, "a frame left before the schedule started"
-        if s0 is not None:
-            spill = max(spill, f["t_end"] - s0[2])
+    assert all(f["t0"] >= start for f in frames), "a frame left before the schedule started"
+    spill = own_spill(frames, start, period, slot)
     dut._log.info("gate off, no guard: spill past the slot edge up to %.1f ns", spill)
     assert spill > 0, "without gate and guard the backlog should cross a slot edge"
+
+
+@cocotb.test()
+async def tdma_bench(dut):
+    """Benchmark (bench/nic/bench_tdma_nic.py, not a test): the issue's schedule, 200 us period and two
+    100 us slots, at this build's line rate; reference (no gate, no guard) and the gate with the
+    guards in BENCH_GUARDS; spill past the own slot's edge and slot utilisation to BENCH_OUT (JSON)."""
+    tb, dev = await setup(dut, seed=7)
+    nif = dev.interfaces[0]
+    await nif.start(txq_count=2, rxq_count=1, log_size=10)
+    gbps = int(os.environ["PARAM_LINE_GBPS"])
+    period, slot = 200000, 100000
+    n_frames = int(2.5 * slot / (8 / gbps) / 787)          # 2.5 slots of mixed frames per queue
+    out = []
+    for gate, guard in [(0, 0)] + [(1, int(g)) for g in os.environ["BENCH_GUARDS"].split(",")]:
+        frames, start, _, _ = await tdma_run(dut, tb, dev, nif, gate, guard, n_frames, period, slot)
+        spill = own_spill(frames, start, period, slot)
+        busy = sum((f["len"] + 24) * 8 / gbps for f in frames)
+        span = max(f["t_end"] for f in frames) - start
+        counters = {k: await nif.rd(k) for k in ("TDMA_HOLD", "TDMA_PARK", "TDMA_OFFSLOT", "TDMA_OVERRUN")}
+        out.append(dict(gbps=gbps, gate=gate, guard_ns=guard, frames=len(frames), spill_ns=spill,
+                        wire_busy_pct=100 * busy / span, **counters))
+        dut._log.info("%s", out[-1])
+    Path(os.environ["BENCH_OUT"]).write_text(json.dumps(out, indent=1))
 
 
 CONFIGS = {
