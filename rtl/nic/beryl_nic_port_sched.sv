@@ -291,6 +291,11 @@ module beryl_nic_port_sched #(
     );
     assign s_rd_mask = '0;
   end else begin : g_tdma
+    // TDMA_SLOT_COUNT is 8 bits, the blocks' slot_count SC_W: a count above SLOTS_MAX goes as 0 (illegal:
+    // CFG_ERR), not cut to its low bits (17 with SLOTS_MAX 8 would run as 1 slot)
+    logic [SC_W-1:0] slot_cnt;
+    assign slot_cnt = 32'(t_cnt_q) > SLOTS_MAX ? '0 : SC_W'(t_cnt_q);
+
     beryl_ptp_tdma_timer #(.SLOTS_MAX (SLOTS_MAX)) u_timer (
       .clk          (clk),
       .rst          (rst),
@@ -301,7 +306,7 @@ module beryl_nic_port_sched #(
       .start_ns     (t_ns_q),
       .period_ns    (t_per_q),
       .slot_ns      (t_slot_q),
-      .slot_count   (SC_W'(t_cnt_q)),
+      .slot_count   (slot_cnt),
       .slot_valid   (tm_valid),
       .slot_index   (tm_index),
       .slot_start   (tm_start),
@@ -334,7 +339,7 @@ module beryl_nic_port_sched #(
       .slot_valid    (tm_valid),
       .slot_index    (tm_index),
       .slot_left_ns  (tm_left),
-      .slot_count    (SC_W'(t_cnt_q)),
+      .slot_count    (slot_cnt),
       .guard_ns      (t_guard_q),
       .bad_sts_count (bad_sts)
     );
@@ -378,7 +383,7 @@ module beryl_nic_port_sched #(
       .slot_index     (tm_index),
       .slot_start     (tm_start),
       .slot_left_ns   (tm_left),
-      .slot_count     (SC_W'(t_cnt_q)),
+      .slot_count     (slot_cnt),
       .hold_count     (c_hold),
       .offslot_count  (c_off),
       .overrun_count  (c_ovr),
