@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * beryl: device tool in the habits of ethtool/iproute2. Verbs: info, dump, stats, rss.
+ * beryl: device tool in the habits of ethtool/iproute2. Verbs: info, dump, stats, rss, ptp, sched.
  * Every read verb takes --json. Exit codes: 0 ok, 1 device error, 2 usage, 3 no device reachable,
  * 4 version mismatch.
  */
@@ -23,6 +23,9 @@ struct opts {
 	int qtype, qidx;           /* --queue TYPE:IDX; qtype -1: none */
 	const char *key, *table, *hash;
 	int equal, enable, defq;   /* -1: unchanged */
+	int port;                  /* sched: -1: every port, or the queue's own */
+	bool raw, gate, hold_own;  /* sched rate: RATE is 8.24; sched tdma set: the gate */
+	const char *start, *period, *slot, *slots, *guard, *line_rate, *overhead, *margin;
 };
 
 static const char *prog = "beryl";
@@ -45,6 +48,22 @@ static void usage(FILE *f)
 		"  ptp adjtime NS | adjfreq PPB        step by NS ns / run PPB ppb fast (negative after --)\n"
 		"  ptp perout START_SEC PERIOD_NS [WIDTH_NS] | perout off\n"
 		"                                      periodic output (default width: half the period)\n"
+		"  sched [show] [--if N] [--port P]   transmit scheduler type; per port: bad statuses, TDMA\n"
+		"                                      schedule, state and gate counters\n"
+		"  sched rate get [--if N] [--port P] [Q] [--all]\n"
+		"                                      token bucket of TX queue Q (default: queues with a rate)\n"
+		"  sched rate set [--if N] [--port P] [--raw] Q RATE [BURST]\n"
+		"                                      RATE bit/s of frame bytes (no FCS): 100M, 2.5G, 0 = not\n"
+		"                                      limited (--raw: 8.24 bytes per cycle); BURST bytes (k, Ki,\n"
+		"                                      M, Mi; default MAX_FRAME)\n"
+		"  sched tdma set [--if N] [--port P] --period T --slot T --slots N [--start now|+T|SEC[.NSEC]]\n"
+		"          [--guard T] [--gate] [--hold-own] [--line-rate BPS] [--overhead B] [--margin T]\n"
+		"                                      T: ns, or with ns/us/ms/s; start default now (PTP time);\n"
+		"                                      gate defaults: 100G, overhead 24, margin 16ns\n"
+		"  sched tdma disable|status [--if N] [--port P]   (disabled: the port sends nothing)\n"
+		"  sched mask get [--if N] [--port P] Q | mask set [--if N] [--port P] Q MASK\n"
+		"                                      TDMA slot mask of TX queue Q (bit i: slot i)\n"
+		"                                      --port default: every port, or for Q the port it sends on\n"
 		"options: -s, --socket PATH  simulator socket (default %s)\n"
 		"         -t, --transport T  transport (default sim)\n"
 		"         -j, --json         JSON output\n"
@@ -93,9 +112,11 @@ static void print_params_json(const struct beryl_if *nif)
 	printf("{\"index\": %u, \"offset\": %u, \"version\": \"%s\", \"if_count\": %u, \"port_count\": %u, "
 	       "\"txq_count\": %u, \"rxq_count\": %u, \"cq_count\": %u, \"eq_count\": %u, \"tx_slots\": %u, "
 	       "\"rx_slots\": %u, \"max_frame\": %u, \"rss_table_size\": %u, \"desc_batch\": %u, "
-	       "\"cpl_batch\": %u, \"max_desc_per_pkt\": %u, \"features\": [", p->if_index, beryl_if_offset(nif),
-	       v, p->if_count, p->port_count, p->txq_count, p->rxq_count, p->cq_count, p->eq_count, p->tx_slots,
-	       p->rx_slots, p->max_frame, p->rss_table_size, p->desc_batch, p->cpl_batch, p->max_desc_per_pkt);
+	       "\"cpl_batch\": %u, \"max_desc_per_pkt\": %u, \"tx_sched\": \"%s\", \"tdma_slots_max\": %u, "
+	       "\"features\": [", p->if_index, beryl_if_offset(nif), v, p->if_count, p->port_count, p->txq_count,
+	       p->rxq_count, p->cq_count, p->eq_count, p->tx_slots, p->rx_slots, p->max_frame, p->rss_table_size,
+	       p->desc_batch, p->cpl_batch, p->max_desc_per_pkt, beryl_sched_type_name(p->tx_sched),
+	       p->tdma_slots_max);
 	for (unsigned i = 0, n = 0; i < sizeof(features) / sizeof(features[0]); i++)
 		if (p->features & features[i].mask)
 			printf("%s\"%s\"", n++ ? ", " : "", features[i].name);
@@ -163,7 +184,10 @@ static int cmd_info(struct beryl_dev *dev, const struct opts *o)
 		printf("    max frame %u, RSS table %u, TX slots %u, RX slots %u, descriptor batch %u, "
 		       "completion batch %u, descriptors/packet %u\n", p->max_frame, p->rss_table_size,
 		       p->tx_slots, p->rx_slots, p->desc_batch, p->cpl_batch, p->max_desc_per_pkt);
-		printf("    features:");
+		printf("    TX scheduler %s", beryl_sched_type_name(p->tx_sched));
+		if (p->tx_sched == BERYL_SCHED_TDMA)
+			printf(" (%u slots per period at most)", p->tdma_slots_max);
+		printf("\n    features:");
 		for (unsigned k = 0; k < sizeof(features) / sizeof(features[0]); k++)
 			if (p->features & features[k].mask)
 				printf(" %s", features[k].name);
@@ -191,6 +215,16 @@ static int if_range(struct beryl_dev *dev, const struct opts *o, unsigned *lo, u
 		*hi = beryl_if_count(dev);
 	}
 	return 0;
+}
+
+/* if_range, and with --json the opening of the {"interfaces": [...]} answer */
+static int if_range_open(struct beryl_dev *dev, const struct opts *o, unsigned *lo, unsigned *hi)
+{
+	int rc = if_range(dev, o, lo, hi);
+
+	if (!rc && o->json)
+		printf("{\"interfaces\": [");
+	return rc;
 }
 
 static int cmd_dump(struct beryl_dev *dev, const struct opts *o)
@@ -273,12 +307,10 @@ static int cmd_dump(struct beryl_dev *dev, const struct opts *o)
 static int cmd_stats(struct beryl_dev *dev, const struct opts *o)
 {
 	unsigned lo, hi;
-	int rc = if_range(dev, o, &lo, &hi);
+	int rc = if_range_open(dev, o, &lo, &hi);
 
 	if (rc)
 		return rc;
-	if (o->json)
-		printf("{\"interfaces\": [");
 	for (unsigned i = lo; i < hi; i++) {
 		struct beryl_if *nif = beryl_if_get(dev, i);
 		const struct beryl_if_params *p = beryl_if_params(nif);
@@ -640,6 +672,490 @@ usage:
 	return EXIT_USAGE;
 }
 
+/* ------------------------------------------------------------------ sched */
+
+struct unit {
+	const char *suffix;
+	uint64_t mult;
+};
+
+static const struct unit bps_units[] = {
+	{ "", 1 }, { "k", 1000 }, { "K", 1000 }, { "M", 1000000 }, { "G", 1000000000 }, { "T", 1000000000000ull },
+	{ NULL, 0 },
+};
+static const struct unit byte_units[] = {
+	{ "", 1 }, { "B", 1 }, { "k", 1000 }, { "K", 1000 }, { "kB", 1000 }, { "Ki", 1024 }, { "KiB", 1024 },
+	{ "M", 1000000 }, { "MB", 1000000 }, { "Mi", 1 << 20 }, { "MiB", 1 << 20 }, { NULL, 0 },
+};
+static const struct unit count_units[] = { { "", 1 }, { NULL, 0 } };
+static const struct unit ns_units[] = {
+	{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { NULL, 0 },
+};
+
+/* DIGITS[.DIGITS][SUFFIX] -> a whole number (2.5G is exact; 1.5ns is not a whole number: refused). */
+static int parse_scaled(const char *s, const struct unit *units, uint64_t *out)
+{
+	unsigned __int128 ip = 0, fp = 0, scale = 1, v;
+	const char *p = s;
+	size_t n;
+
+	if (!(*p >= '0' && *p <= '9'))
+		return -1;
+	for (; *p >= '0' && *p <= '9' && ip <= UINT64_MAX; p++)
+		ip = ip * 10 + (unsigned)(*p - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9' && scale <= UINT64_MAX; p++, scale *= 10)
+			fp = fp * 10 + (unsigned)(*p - '0');
+	/* a trailing "bps" or "bit/s" after a rate's multiplier */
+	n = strlen(p);
+	if (units == bps_units && n >= 3 && !strcmp(p + n - 3, "bps"))
+		n -= 3;
+	else if (units == bps_units && n >= 5 && !strcmp(p + n - 5, "bit/s"))
+		n -= 5;
+	for (; units->suffix; units++) {
+		if (strlen(units->suffix) != n || strncmp(p, units->suffix, n))
+			continue;
+		if (ip > UINT64_MAX || scale > UINT64_MAX || fp * units->mult % scale)
+			return -1;
+		v = ip * units->mult + fp * units->mult / scale;
+		if (v > UINT64_MAX)
+			return -1;
+		*out = (uint64_t)v;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_u32_scaled(const char *what, const char *s, const struct unit *units, uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_scaled(s, units, &v) || v > UINT32_MAX) {
+		fprintf(stderr, "%s: %s: '%s' is not a number this tool takes there\n", prog, what, s);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A library error of a sched call: out-of-range or invalid values are usage errors. */
+static int sched_fail(int err, const char *what)
+{
+	if (err == -ERANGE || err == -EINVAL) {
+		fprintf(stderr, "%s: %s: %s\n", prog, what, beryl_errmsg());
+		return EXIT_USAGE;
+	}
+	return fail(err, what);
+}
+
+static void print_bps(double bps)
+{
+	static const char *const pre[] = { "", "k", "M", "G", "T" };
+	unsigned k = 0;
+
+	while (bps >= 1000 && k < 4) {
+		bps /= 1000;
+		k++;
+	}
+	printf("%.6g %sbit/s", bps, pre[k]);
+}
+
+/* The ports a port verb covers: --port, or every port. */
+static void port_range(const struct beryl_if *nif, const struct opts *o, unsigned *lo, unsigned *hi)
+{
+	*lo = o->port >= 0 ? (unsigned)o->port : 0;
+	*hi = o->port >= 0 ? *lo + 1 : beryl_if_params(nif)->port_count;
+}
+
+/* The port of a queue verb: --port, or the port the queue transmits on (its Q_CTRL.PORT). */
+static int queue_port(struct beryl_if *nif, const struct opts *o, unsigned q, unsigned *port)
+{
+	uint32_t ctrl = 0;
+	int err;
+
+	if (o->port >= 0) {
+		*port = (unsigned)o->port;
+		return 0;
+	}
+	err = beryl_queue_ctrl(nif, BERYL_TXQ, q, &ctrl);
+	*port = (ctrl & BERYL_NIC_IF_Q_CTRL_PORT_MASK) >> BERYL_NIC_IF_Q_CTRL_PORT_LSB;
+	return err;
+}
+
+static int parse_queue_arg(const char *s, unsigned *q)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (end == s || *end || v > 0xffff) {
+		fprintf(stderr, "%s: sched: '%s' is not a TX queue number\n", prog, s);
+		return -1;
+	}
+	*q = (unsigned)v;
+	return 0;
+}
+
+static void tdma_json(const struct beryl_tdma_status *st)
+{
+	const struct beryl_tdma_schedule *s = &st->sched;
+
+	printf("{\"enable\": %s, \"searching\": %s, \"cfg_err\": %s, \"slot_valid\": %s, \"slot_index\": %u, "
+	       "\"start_sec\": %llu, \"start_nsec\": %u, \"period_ns\": %u, \"slot_ns\": %u, \"slot_count\": %u, "
+	       "\"guard_ns\": %u, \"gate\": %s, \"hold_own\": %s, \"gate_nspb\": %u, \"overhead\": %u, "
+	       "\"margin_ns\": %u, \"hold\": %u, \"offslot\": %u, \"overrun\": %u, \"park\": %u}",
+	       st->enable ? "true" : "false", st->searching ? "true" : "false", st->cfg_err ? "true" : "false",
+	       st->slot_valid ? "true" : "false", st->slot_index, (unsigned long long)s->start.sec, s->start.nsec,
+	       s->period_ns, s->slot_ns, s->slot_count, s->guard_ns, s->gate ? "true" : "false",
+	       s->hold_own ? "true" : "false", s->gate_nspb, s->overhead, s->margin_ns, st->hold, st->offslot,
+	       st->overrun, st->park);
+}
+
+static void tdma_text(const struct beryl_tdma_status *st)
+{
+	const struct beryl_tdma_schedule *s = &st->sched;
+
+	printf("    TDMA %s", !st->enable ? "disabled (the port sends nothing)" :
+				 st->cfg_err ? "refused (CFG_ERR): not running" :
+				 st->searching ? "enabled, searching the slot" : "enabled");
+	if (st->enable && !st->cfg_err && !st->searching) {
+		if (st->slot_valid)
+			printf(", slot %u open", st->slot_index);
+		else
+			printf(", no slot open (before the start or in the gap)");
+	}
+	printf("\n    start %llu.%09u, period %u ns, %u slot(s) of %u ns, guard %u ns\n",
+	       (unsigned long long)s->start.sec, s->start.nsec, s->period_ns, s->slot_count, s->slot_ns, s->guard_ns);
+	printf("    gate %s%s, 0x%08x ns/byte (", s->gate ? "on" : "off", s->hold_own ? " (hold own)" : "",
+	       s->gate_nspb);
+	print_bps(s->gate_nspb ? 8e9 * 16777216.0 / s->gate_nspb : 0);
+	printf("), overhead %u B, margin %u ns\n", s->overhead, s->margin_ns);
+	printf("    gate holds %u, off-slot waits %u, overruns %u, parked %u\n", st->hold, st->offslot, st->overrun,
+	       st->park);
+}
+
+/* sched show / sched tdma status */
+static int sched_show(struct beryl_dev *dev, const struct opts *o, bool tdma_only)
+{
+	unsigned lo, hi;
+	int rc = if_range_open(dev, o, &lo, &hi);
+
+	if (rc)
+		return rc;
+	for (unsigned i = lo; i < hi; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		const struct beryl_if_params *p = beryl_if_params(nif);
+		unsigned plo, phi;
+
+		port_range(nif, o, &plo, &phi);
+		for (unsigned port = plo; port < phi; port++) {
+			struct beryl_tdma_status st;
+			bool tdma = p->tx_sched == BERYL_SCHED_TDMA || tdma_only;
+			int err = tdma ? beryl_tdma_status(nif, port, &st) : beryl_sched_bad_sts(nif, port, &st.bad_sts);
+
+			if (err)
+				return sched_fail(err, tdma_only ? "sched tdma status" : "sched");
+			/* the interface's line after its first port answered: an error prints alone */
+			if (port == plo && o->json)
+				printf("%s{\"if\": %u, \"sched\": \"%s\", \"tx_sched\": %u, \"tdma_slots_max\": %u, "
+				       "\"ports\": [", i > lo ? ", " : "", i, beryl_sched_type_name(p->tx_sched), p->tx_sched,
+				       p->tdma_slots_max);
+			else if (port == plo && p->tx_sched == BERYL_SCHED_TDMA)
+				printf("interface %u: tdma scheduler (%u slots per period at most)\n", i, p->tdma_slots_max);
+			else if (port == plo)
+				printf("interface %u: %s scheduler\n", i, beryl_sched_type_name(p->tx_sched));
+			if (o->json) {
+				printf("%s{\"port\": %u, \"bad_sts\": %u", port > plo ? ", " : "", port, st.bad_sts);
+				if (tdma) {
+					printf(", \"tdma\": ");
+					tdma_json(&st);
+				}
+				printf("}");
+			} else {
+				printf("  port %u: bad statuses %u\n", port, st.bad_sts);
+				if (tdma)
+					tdma_text(&st);
+			}
+		}
+		if (o->json)
+			printf("]}");
+	}
+	if (o->json)
+		printf("]}\n");
+	return 0;
+}
+
+static int rate_get(struct beryl_dev *dev, const struct opts *o, char **args, int nargs)
+{
+	unsigned lo, hi, qn = 0, n = 0;
+	int rc;
+
+	if (nargs > 1)
+		return -1;
+	if (nargs == 1 && parse_queue_arg(args[0], &qn))
+		return EXIT_USAGE;
+	rc = if_range_open(dev, o, &lo, &hi);
+	if (rc)
+		return rc;
+	for (unsigned i = lo; i < hi; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		unsigned first = nargs ? qn : 0, last = nargs ? qn + 1 : beryl_if_params(nif)->txq_count;
+
+		if (o->json)
+			printf("%s{\"if\": %u, \"queues\": [", i > lo ? ", " : "", i);
+		for (unsigned q = first, k = 0; q < last; q++) {
+			struct beryl_tb_queue tb;
+			unsigned port;
+			double bps;
+			bool have_bps;
+			int err = queue_port(nif, o, q, &port);
+
+			if (!err)
+				err = beryl_sched_rate_get(nif, port, q, &tb);
+			if (err)
+				return sched_fail(err, "sched rate get");
+			if (!tb.rate && !nargs && !o->all)
+				continue;
+			have_bps = !beryl_sched_rate_to_bps(nif, tb.rate, &bps);
+			if (o->json) {
+				printf("%s{\"queue\": %u, \"port\": %u, \"rate\": %u, \"bps\": ", k++ ? ", " : "", q, port,
+				       tb.rate);
+				if (have_bps)
+					printf("%.3f", bps);
+				else
+					printf("null");
+				printf(", \"burst\": %u, \"tokens\": %d}", tb.burst, tb.tokens);
+			} else {
+				printf("interface %u port %u txq %u: ", i, port, q);
+				if (!tb.rate) {
+					printf("not limited");
+				} else if (have_bps) {
+					print_bps(bps);
+					printf(" (0x%08x bytes/cycle 8.24)", tb.rate);
+				} else {
+					printf("0x%08x bytes/cycle 8.24", tb.rate);
+				}
+				printf(", burst %u B, tokens %d B\n", tb.burst, tb.tokens);
+			}
+			n++;
+		}
+		if (o->json)
+			printf("]}");
+	}
+	if (o->json)
+		printf("]}\n");
+	else if (!n)
+		printf("(no queue has a rate; --all lists every queue)\n");
+	return 0;
+}
+
+static int rate_set(struct beryl_dev *dev, const struct opts *o, char **args, int nargs)
+{
+	unsigned lo, hi, q;
+	uint64_t rate = 0;
+	uint32_t burst = 0;
+	char *end = NULL;
+	int rc = if_range(dev, o, &lo, &hi);
+
+	if (rc)
+		return rc;
+	if (nargs != 2 && nargs != 3)
+		return -1;
+	if (parse_queue_arg(args[0], &q))
+		return EXIT_USAGE;
+	errno = 0;
+	if (o->raw)
+		rate = strtoull(args[1], &end, 0);
+	if (!strcmp(args[1], "unlimited")) {
+		rate = 0;
+	} else if (o->raw ? errno || end == args[1] || *end || rate > UINT32_MAX : parse_scaled(args[1], bps_units, &rate)) {
+		fprintf(stderr, "%s: sched rate set: '%s' is not a rate (%s)\n", prog, args[1],
+			o->raw ? "8.24 bytes per cycle, 0..0xffffffff" : "bit/s: 100M, 2.5G, 0");
+		return EXIT_USAGE;
+	}
+	if (nargs == 3 && parse_u32_scaled("sched rate set: burst", args[2], byte_units, &burst))
+		return EXIT_USAGE;
+	for (unsigned i = lo; i < hi; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		unsigned port;
+		uint32_t b = nargs == 3 ? burst : beryl_if_params(nif)->max_frame;
+		int err = queue_port(nif, o, q, &port);
+
+		if (!err)
+			err = o->raw ? beryl_sched_rate_set(nif, port, q, (uint32_t)rate, b) :
+				       beryl_sched_rate_set_bps(nif, port, q, rate, b);
+		if (err)
+			return sched_fail(err, "sched rate set");
+	}
+	return 0;
+}
+
+static int mask_cmd(struct beryl_dev *dev, const struct opts *o, bool set, char **args, int nargs)
+{
+	unsigned lo, hi, q;
+	uint32_t mask = 0;
+	char *end;
+	int rc;
+
+	if (nargs != (set ? 2 : 1))
+		return -1;
+	if (parse_queue_arg(args[0], &q))
+		return EXIT_USAGE;
+	if (set) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(args[1], &end, 0);
+		if (errno || end == args[1] || *end || v > UINT32_MAX) {
+			fprintf(stderr, "%s: sched mask set: '%s' is not a mask (0x5: slots 0 and 2)\n", prog, args[1]);
+			return EXIT_USAGE;
+		}
+		mask = (uint32_t)v;
+	}
+	rc = set ? if_range(dev, o, &lo, &hi) : if_range_open(dev, o, &lo, &hi);
+	if (rc)
+		return rc;
+	for (unsigned i = lo; i < hi; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		unsigned port;
+		int err = queue_port(nif, o, q, &port);
+
+		if (!err)
+			err = set ? beryl_tdma_mask_set(nif, port, q, mask) : beryl_tdma_mask_get(nif, port, q, &mask);
+		if (err)
+			return sched_fail(err, set ? "sched mask set" : "sched mask get");
+		if (set)
+			continue;
+		if (o->json)
+			printf("%s{\"if\": %u, \"port\": %u, \"queue\": %u, \"mask\": %u}", i > lo ? ", " : "", i, port, q,
+			       mask);
+		else
+			printf("interface %u port %u txq %u: slot mask 0x%08x\n", i, port, q, mask);
+	}
+	if (o->json && !set)
+		printf("]}\n");
+	return 0;
+}
+
+/* --start: now (default), +T after now, or an absolute PTP time SEC[.NSEC] */
+static int tdma_start(struct beryl_dev *dev, const char *s, struct beryl_ptp_time *t)
+{
+	uint64_t ns;
+	int err;
+
+	if (s && *s != '+' && strcmp(s, "now"))
+		return parse_time(s, t) ? -EINVAL : 0;
+	if (s && *s == '+' && parse_scaled(s + 1, ns_units, &ns))
+		return -EINVAL;
+	err = beryl_ptp_gettime(dev, t);
+	if (err)
+		return err;
+	if (s && *s == '+') {
+		ns += t->nsec;
+		t->sec += ns / 1000000000u;
+		t->nsec = (uint32_t)(ns % 1000000000u);
+	}
+	return 0;
+}
+
+static int tdma_set(struct beryl_dev *dev, const struct opts *o)
+{
+	struct beryl_tdma_schedule s;
+	unsigned lo, hi;
+	uint64_t line;
+	int rc = if_range(dev, o, &lo, &hi), err;
+
+	if (rc)
+		return rc;
+	beryl_tdma_defaults(&s);
+	if (!o->period || !o->slot || !o->slots) {
+		fprintf(stderr, "%s: sched tdma set wants --period, --slot and --slots\n", prog);
+		return EXIT_USAGE;
+	}
+	if (parse_u32_scaled("--period", o->period, ns_units, &s.period_ns) ||
+	    parse_u32_scaled("--slot", o->slot, ns_units, &s.slot_ns) ||
+	    parse_u32_scaled("--slots", o->slots, count_units, &s.slot_count) ||
+	    (o->guard && parse_u32_scaled("--guard", o->guard, ns_units, &s.guard_ns)) ||
+	    (o->overhead && parse_u32_scaled("--overhead", o->overhead, byte_units, &s.overhead)) ||
+	    (o->margin && parse_u32_scaled("--margin", o->margin, ns_units, &s.margin_ns)))
+		return EXIT_USAGE;
+	if (o->line_rate) {
+		if (parse_scaled(o->line_rate, bps_units, &line)) {
+			fprintf(stderr, "%s: --line-rate: '%s' is not a rate in bit/s (100G, 25G)\n", prog, o->line_rate);
+			return EXIT_USAGE;
+		}
+		err = beryl_tdma_nspb(line, &s.gate_nspb);
+		if (err)
+			return sched_fail(err, "sched tdma set");
+	}
+	s.gate = o->gate;
+	s.hold_own = o->hold_own;
+	err = tdma_start(dev, o->start, &s.start);
+	if (err == -EINVAL) {
+		fprintf(stderr, "%s: --start wants now, +T (1ms, 500us) or SEC[.NSEC]\n", prog);
+		return EXIT_USAGE;
+	}
+	if (err)
+		return fail(err, "sched tdma set");
+	for (unsigned i = lo; i < hi; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		unsigned plo, phi;
+
+		port_range(nif, o, &plo, &phi);
+		for (unsigned port = plo; port < phi; port++) {
+			err = beryl_tdma_set(nif, port, &s);
+			if (err)
+				return sched_fail(err, "sched tdma set");
+		}
+	}
+	return 0;
+}
+
+static int tdma_disable(struct beryl_dev *dev, const struct opts *o)
+{
+	unsigned lo, hi;
+	int rc = if_range(dev, o, &lo, &hi);
+
+	for (unsigned i = lo; i < hi && !rc; i++) {
+		struct beryl_if *nif = beryl_if_get(dev, i);
+		unsigned plo, phi;
+
+		port_range(nif, o, &plo, &phi);
+		for (unsigned port = plo; port < phi && !rc; port++) {
+			int err = beryl_tdma_disable(nif, port);
+
+			if (err)
+				rc = sched_fail(err, "sched tdma disable");
+		}
+	}
+	return rc;
+}
+
+static int cmd_sched(struct beryl_dev *dev, const struct opts *o, const char *verb, char **args, int nargs)
+{
+	const char *sub = nargs ? args[0] : "";
+	int rc = -1;
+
+	if (!strcmp(verb, "show") && !nargs)
+		rc = sched_show(dev, o, false);
+	else if (!strcmp(verb, "rate") && !strcmp(sub, "get"))
+		rc = rate_get(dev, o, args + 1, nargs - 1);
+	else if (!strcmp(verb, "rate") && !strcmp(sub, "set"))
+		rc = rate_set(dev, o, args + 1, nargs - 1);
+	else if (!strcmp(verb, "tdma") && !strcmp(sub, "set") && nargs == 1)
+		rc = tdma_set(dev, o);
+	else if (!strcmp(verb, "tdma") && !strcmp(sub, "disable") && nargs == 1)
+		rc = tdma_disable(dev, o);
+	else if (!strcmp(verb, "tdma") && (!strcmp(sub, "status") || !nargs) && nargs <= 1)
+		rc = sched_show(dev, o, true);
+	else if (!strcmp(verb, "mask") && (!strcmp(sub, "get") || !strcmp(sub, "set")))
+		rc = mask_cmd(dev, o, !strcmp(sub, "set"), args + 1, nargs - 1);
+	if (rc < 0) {
+		fprintf(stderr, "%s: sched: bad arguments (see --help)\n", prog);
+		return EXIT_USAGE;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -650,14 +1166,20 @@ int main(int argc, char **argv)
 		{ "table", required_argument, NULL, 'T' }, { "equal", required_argument, NULL, 'e' },
 		{ "hash", required_argument, NULL, 'H' }, { "enable", no_argument, NULL, 'E' },
 		{ "disable", no_argument, NULL, 'D' }, { "default", required_argument, NULL, 'd' },
+		{ "port", required_argument, NULL, 'p' }, { "raw", no_argument, NULL, 'r' },
+		{ "start", required_argument, NULL, 1000 }, { "period", required_argument, NULL, 1001 },
+		{ "slot", required_argument, NULL, 1002 }, { "slots", required_argument, NULL, 1003 },
+		{ "guard", required_argument, NULL, 1004 }, { "gate", no_argument, NULL, 1005 },
+		{ "hold-own", no_argument, NULL, 1006 }, { "line-rate", required_argument, NULL, 1007 },
+		{ "overhead", required_argument, NULL, 1008 }, { "margin", required_argument, NULL, 1009 },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .ifn = -1, .qtype = -1, .equal = -1, .enable = -1, .defq = -1 };
+	struct opts o = { .ifn = -1, .qtype = -1, .equal = -1, .enable = -1, .defq = -1, .port = -1 };
 	const char *cmd = NULL, *verb = NULL;
 	struct beryl_dev *dev;
 	int c, err, rc;
 
-	while ((c = getopt_long(argc, argv, "s:t:jhi:q:a", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:jhi:q:ap:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o.socket = optarg;
@@ -711,6 +1233,46 @@ int main(int argc, char **argv)
 		case 'd':
 			o.defq = atoi(optarg);
 			break;
+		case 'p':
+			o.port = atoi(optarg);
+			if (o.port < 0) {
+				fprintf(stderr, "%s: --port wants a port number\n", prog);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'r':
+			o.raw = true;
+			break;
+		case 1000:
+			o.start = optarg;
+			break;
+		case 1001:
+			o.period = optarg;
+			break;
+		case 1002:
+			o.slot = optarg;
+			break;
+		case 1003:
+			o.slots = optarg;
+			break;
+		case 1004:
+			o.guard = optarg;
+			break;
+		case 1005:
+			o.gate = true;
+			break;
+		case 1006:
+			o.hold_own = true;
+			break;
+		case 1007:
+			o.line_rate = optarg;
+			break;
+		case 1008:
+			o.overhead = optarg;
+			break;
+		case 1009:
+			o.margin = optarg;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -720,14 +1282,17 @@ int main(int argc, char **argv)
 		cmd = argv[optind++];
 	if (optind < argc)
 		verb = argv[optind++];
-	if (!cmd || (strcmp(cmd, "rss") && strcmp(cmd, "ptp") && verb) || (strcmp(cmd, "ptp") && optind < argc) ||
+	if (!cmd || (strcmp(cmd, "rss") && strcmp(cmd, "ptp") && strcmp(cmd, "sched") && verb) ||
+	    (strcmp(cmd, "ptp") && strcmp(cmd, "sched") && optind < argc) ||
 	    (strcmp(cmd, "info") && strcmp(cmd, "dump") && strcmp(cmd, "stats") && strcmp(cmd, "rss") &&
-	     strcmp(cmd, "ptp"))) {
+	     strcmp(cmd, "ptp") && strcmp(cmd, "sched"))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	if ((!strcmp(cmd, "rss") || !strcmp(cmd, "ptp")) && !verb)
 		verb = "get";
+	if (!strcmp(cmd, "sched") && !verb)
+		verb = "show";
 	err = beryl_open(o.transport, o.socket, &dev);
 	if (err)
 		return fail(err, "cannot open the device");
@@ -739,6 +1304,8 @@ int main(int argc, char **argv)
 		rc = cmd_stats(dev, &o);
 	else if (!strcmp(cmd, "ptp"))
 		rc = cmd_ptp(dev, &o, verb, argv + optind, argc - optind);
+	else if (!strcmp(cmd, "sched"))
+		rc = cmd_sched(dev, &o, verb, argv + optind, argc - optind);
 	else
 		rc = cmd_rss(dev, &o, verb);
 	beryl_close(dev);
