@@ -3,7 +3,8 @@
 (in-process fake device, under AddressSanitizer/UBSan when the compiler has them), drives the CLI
 and the library over the simulator protocol against sw/tests/fake-sim, bridges two network
 namespaces through beryl-tap (root only), and builds the C++ simulator (shared build lock) to run
-`beryl info --json` and a loopback (interface 0 -> wire -> interface 1) through the RTL.
+`beryl info --json` and a loopback (interface 0 -> wire -> interface 1) through the RTL, and the
+transmit schedulers' registers through `beryl sched` on token-bucket and TDMA builds.
 """
 import fcntl
 import json
@@ -13,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -218,15 +220,15 @@ def test_tap_bridge_fake(build, fake_sim, mode):
 
 
 # ---------------------------------------------------------------------- the C++ simulator (sim/)
-def find_sim():
-    """The default C++ simulator build (made here if missing, under the shared build lock), or the
-    binary named by BERYL_SIM_BIN."""
-    if os.environ.get("BERYL_SIM_BIN"):
+def find_sim(*make_vars):
+    """The C++ simulator build with these make variables (made here if missing, under the shared build
+    lock), or for the default build the binary named by BERYL_SIM_BIN."""
+    if os.environ.get("BERYL_SIM_BIN") and not make_vars:
         return os.environ["BERYL_SIM_BIN"]
     sys.path.insert(0, str(REPO / "tb" / "common"))
     import sim_build
     try:
-        return sim_build.build_sim()
+        return sim_build.build_sim(*make_vars)
     except FileNotFoundError:
         return None
 
@@ -236,14 +238,18 @@ def sim_factory(build, tmp_path):
     """Start C++ simulators, one per test, so each test starts from a freshly reset device (a second
     driver session on a running device is covered by tb/nic/beryl_nic_us_top's test_restart and by
     the demo, where `beryl stats` follows beryl-tap on one simulator)."""
-    binary = find_sim()
-    if not binary:
+    binaries = {(): find_sim()}
+    if not binaries[()]:
         pytest.skip("no C++ compiler: the simulator cannot be built, no integration run")
     servers = []
 
-    def start(*extra):
+    def start(*extra, make_vars=()):
+        """A simulator of the default build, or of the build with these make variables."""
+        make_vars = tuple(make_vars)
+        if make_vars not in binaries:
+            binaries[make_vars] = find_sim(*make_vars)
         sock = str(tmp_path / f"sim{len(servers)}.sock")
-        servers.append(Server([binary, "--socket", sock, "--mem-mb", "64", "--quiet", *extra], sock))
+        servers.append(Server([binaries[make_vars], "--socket", sock, "--mem-mb", "64", "--quiet", *extra], sock))
         return sock
 
     yield start
@@ -340,3 +346,110 @@ def test_sim_tap_bridge(build, real_sim):
     if len(info["interfaces"]) < 2:
         pytest.skip("the simulator build has one interface")
     tap_bridge_tcp(build, real_sim, "s", 128 << 10, ["--irq"])
+
+
+# ---------------------------------------------------------------------- transmit schedulers
+def core_period_ns(sock):
+    """The core clock period in ns (exact), read off the PTP block's build parameters with the Python
+    client, apart from libberyl."""
+    import asyncio
+    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "tb" / "model"))
+    from sim.client import SimClient
+    from beryl_discover import discover
+    import beryl_regs as R
+    c = SimClient(sock)
+    try:
+        blocks = asyncio.run(discover(c.aread32))
+        ptp = [b for b in blocks if b.type == R.PTP_BLOCK_TYPE]
+        assert ptp, blocks
+        ns = c.read32(ptp[0].offset + R.PTP_NOM_INCR_NS_OFFSET)
+        fns = c.read32(ptp[0].offset + R.PTP_NOM_INCR_FNS_OFFSET)
+    finally:
+        c.close()
+    return ns + Fraction(fns, 1 << 32)
+
+
+def test_sim_sched_rate(build, sim_factory):
+    """Token bucket (TX_SCHED=1 build): rates of two queues set in bit/s with the CLI read back as the
+    8.24 bytes per cycle computed here from the PTP block's clock period (rounded down), bursts and a
+    refilled bucket; range errors. A round-robin (default) build refuses a rate with a clear message."""
+    sock = sim_factory(make_vars=["TX_SCHED=1"])
+    cli = [build["bin"] / "beryl", "-s", sock]
+    period = core_period_ns(sock)
+    show = json.loads(run(cli + ["sched", "--json"]).stdout)["interfaces"]
+    assert show and all(i["sched"] == "token-bucket" and i["tx_sched"] == 1 for i in show), show
+    assert all(p["bad_sts"] == 0 for i in show for p in i["ports"])
+
+    want = {1: (100_000_000, "100M", 3000), 2: (2_500_000_000, "2.5G", 9000)}
+    for q, (_, text, burst) in want.items():
+        run(cli + ["sched", "rate", "set", "--if", "0", str(q), text, str(burst)])
+    got = json.loads(run(cli + ["sched", "rate", "get", "--if", "0", "--json"]).stdout)["interfaces"][0]["queues"]
+    assert [g["queue"] for g in got] == [1, 2], got
+    for g in got:
+        bps, _, burst = want[g["queue"]]
+        rate = int(Fraction(bps, 8) * period / 10**9 * (1 << 24))     # floor: bytes per cycle, 8.24
+        assert g["rate"] == rate and g["burst"] == burst and g["tokens"] == burst, (g, rate)
+        step = 8 * 10**9 / (float(period) * (1 << 24))                   # bit/s of one 2^-24
+        assert bps - step - 1e-3 <= g["bps"] <= bps + 1e-3, (g, step)
+    # the other interface and the other queues are untouched: not limited
+    one = json.loads(run(cli + ["sched", "rate", "get", "--if", "1", "1", "--json"]).stdout)["interfaces"][0]
+    assert one["queues"][0]["rate"] == 0
+    r = run(cli + ["sched", "rate", "set", "--if", "0", "3", "100"], check=False)      # below one step
+    assert r.returncode == 2 and "step" in r.stderr, r.stderr
+    r = run(cli + ["sched", "rate", "set", "--if", "0", "300", "1G"], check=False)
+    assert r.returncode == 2 and "out of range" in r.stderr, r.stderr
+    r = run(cli + ["sched", "mask", "get", "--if", "0", "1"], check=False)
+    assert r.returncode == 1 and "tdma" in r.stderr, r.stderr
+
+    rr = [build["bin"] / "beryl", "-s", sim_factory()]
+    assert json.loads(run(rr + ["sched", "--json"]).stdout)["interfaces"][0]["sched"] == "round-robin"
+    r = run(rr + ["sched", "rate", "set", "--if", "0", "1", "100M"], check=False)
+    assert r.returncode == 1 and "needs a token-bucket scheduler" in r.stderr and "round-robin" in r.stderr, r.stderr
+
+
+def test_sim_sched_tdma(build, sim_factory):
+    """TDMA (TX_SCHED=2 build): a schedule from the CLI (start relative to PTP now) runs on the RTL: the
+    status shows it enabled and the open slot moving through both slots; slot masks read back and
+    those beyond TDMA_SLOTS_MAX are refused; an illegal schedule comes back as CFG_ERR; disable."""
+    sock = sim_factory(make_vars=["TX_SCHED=2"])
+    cli = [build["bin"] / "beryl", "-s", sock]
+
+    def status():
+        return json.loads(run(cli + ["sched", "tdma", "status", "--if", "0", "--port", "0", "--json"]).stdout)
+
+    st = status()["interfaces"][0]
+    assert st["sched"] == "tdma" and st["tdma_slots_max"] >= 2
+    assert not st["ports"][0]["tdma"]["enable"]
+    run(cli + ["sched", "tdma", "set", "--if", "0", "--period", "20us", "--slot", "8us", "--slots", "2",
+               "--guard", "500ns", "--gate", "--start", "+10us"])
+    seen = set()
+    for _ in range(60):
+        t = status()["interfaces"][0]["ports"][0]["tdma"]
+        assert t["enable"] and not t["cfg_err"], t
+        assert (t["period_ns"], t["slot_ns"], t["slot_count"], t["guard_ns"], t["gate"]) == (20000, 8000, 2, 500, True)
+        if t["slot_valid"]:
+            seen.add(t["slot_index"])
+        if seen == {0, 1}:
+            break
+    assert seen == {0, 1}, seen
+
+    run(cli + ["sched", "mask", "set", "--if", "0", "1", "0x2"])
+    m = json.loads(run(cli + ["sched", "mask", "get", "--if", "0", "1", "--json"]).stdout)["interfaces"][0]
+    assert m["mask"] == 2 and m["port"] == 0
+    m = json.loads(run(cli + ["sched", "mask", "get", "--if", "0", "2", "--json"]).stdout)["interfaces"][0]
+    assert m["mask"] == (1 << st["tdma_slots_max"]) - 1                  # reset: every slot
+    r = run(cli + ["sched", "mask", "set", "--if", "0", "1", hex(1 << st["tdma_slots_max"])], check=False)
+    assert r.returncode == 2 and "beyond" in r.stderr, r.stderr
+
+    # three 8 us slots do not fit a 20 us period: the timer refuses it
+    r = run(cli + ["sched", "tdma", "set", "--if", "0", "--period", "20us", "--slot", "8us", "--slots", "3"],
+            check=False)
+    assert r.returncode == 2 and "CFG_ERR" in r.stderr, r.stderr
+    t = status()["interfaces"][0]["ports"][0]["tdma"]
+    assert t["enable"] and t["cfg_err"] and not t["slot_valid"], t
+    run(cli + ["sched", "tdma", "disable", "--if", "0"])
+    t = status()["interfaces"][0]["ports"][0]["tdma"]
+    assert not t["enable"] and not t["cfg_err"] and not t["gate"], t
+    r = run(cli + ["sched", "rate", "get", "--if", "0", "1"], check=False)
+    assert r.returncode == 1 and "token-bucket" in r.stderr, r.stderr
