@@ -263,7 +263,7 @@ int beryl_tdma_set(struct beryl_if *nif, unsigned port, const struct beryl_tdma_
 
 	if (err)
 		return err;
-	/* what the registers would truncate (the timer checks the slot count only in its own width) */
+	/* what the registers would truncate, and the slot count (the timer's CFG_ERR says less) */
 	if (!s->slot_count || s->slot_count > nif->p.tdma_slots_max)
 		return beryl_fail(-EINVAL, "%u TDMA slots: interface %u takes 1..%u per period", s->slot_count,
 				  nif->p.if_index, nif->p.tdma_slots_max);

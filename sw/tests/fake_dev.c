@@ -451,17 +451,11 @@ static uint32_t sched_read(struct fake_dev *d, struct fif *f, uint32_t reg)
 	return 0;
 }
 
-/* The timer's check when ENABLE rises; it sees the slot count in clog2(SLOTS_MAX + 1) bits only. */
+/* The timer's check when ENABLE rises (a count above SLOTS_MAX reaches it as 0). */
 static bool tdma_cfg_bad(const struct fake_dev *d, const struct fsched *sc)
 {
-	unsigned sc_w = 0;
-	uint32_t count;
-
-	while ((1u << sc_w) < d->c.tdma_slots_max + 1)
-		sc_w++;
-	count = sc->count & ((1u << sc_w) - 1);
-	return sc->ns >= 1000000000u || !sc->period || !sc->slot || !count || count > d->c.tdma_slots_max ||
-	       (uint64_t)count * sc->slot > sc->period;
+	return sc->ns >= 1000000000u || !sc->period || !sc->slot || !sc->count || sc->count > d->c.tdma_slots_max ||
+	       (uint64_t)sc->count * sc->slot > sc->period;
 }
 
 /* SCHED_Q_CMD: carried out by a token-bucket or TDMA scheduler for a queue in range, else refused. */

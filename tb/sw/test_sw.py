@@ -448,6 +448,10 @@ def test_sim_sched_tdma(build, sim_factory):
     assert r.returncode == 2 and "CFG_ERR" in r.stderr, r.stderr
     t = status()["interfaces"][0]["ports"][0]["tdma"]
     assert t["enable"] and t["cfg_err"] and not t["slot_valid"], t
+    n = st["tdma_slots_max"] + 1                                         # refused before any write
+    r = run(cli + ["sched", "tdma", "set", "--if", "0", "--period", "1ms", "--slot", "1us", "--slots", str(n)],
+            check=False)
+    assert r.returncode == 2 and f"{n} TDMA slots" in r.stderr, r.stderr
     run(cli + ["sched", "tdma", "disable", "--if", "0"])
     t = status()["interfaces"][0]["ports"][0]["tdma"]
     assert not t["enable"] and not t["cfg_err"] and not t["gate"], t
