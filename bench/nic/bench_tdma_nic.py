@@ -13,11 +13,12 @@ frame ended before its edge). Rows: the reference (gate off, no guard: the queue
 what the datapath holds spills) and the gate (own slot) with the guards given.
 
   bench_tdma_nic.py [--guards 0,1000]
-Prints a table; writes docs/figures/tdma_nic.json.
+Prints a table; writes docs/figures/tdma_nic.json (rows of the rates run replace that file's rows of the
+same rates; each row keeps the command and commit that made it).
 """
 import argparse
 import json
-import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,8 +59,14 @@ def main():
               f"{r['spill_ns']:.1f} | {1538 * 8 / r['gbps']:.0f} | {r['wire_busy_pct']:.1f} | "
               f"{r['TDMA_HOLD']} | {r['TDMA_PARK']} | {r['TDMA_OVERRUN']} |")
     dst = REPO / "docs" / "figures" / "tdma_nic.json"
-    dst.write_text(json.dumps(dict(command="python3 bench/nic/bench_tdma_nic.py " + " ".join(sys.argv[1:]),
-                                   rows=rows), indent=1) + "\n")
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    for r in rows:
+        r.update(command="python3 bench/nic/bench_tdma_nic.py " + " ".join(sys.argv[1:]), commit=commit)
+    old = json.loads(dst.read_text()).get("rows", []) if dst.exists() else []
+    run = {r["gbps"] for r in rows}
+    keep = [r for r in old if r["gbps"] not in run]
+    dst.write_text(json.dumps(dict(rows=sorted(keep + rows, key=lambda r: -r["gbps"])), indent=1) + "\n")
     print(f"wrote {dst.relative_to(REPO)}")
 
 

@@ -32,18 +32,19 @@ from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parents[1] / "common"))
-from beryl_pcie_tb import PcieSystemTB  # noqa: E402
+sys.path.insert(0, str(HERE))
 from model import beryl_nic as N  # noqa: E402
 from model import beryl_regs as R  # noqa: E402
+from test_beryl_nic_us_top import raw_frame, setup as nic_setup  # noqa: E402
 
-ETH_LOCAL = 0x88B5
 FX = 1 << 24
 
 
 def frame(rng, q, length):
-    """A local-EtherType frame whose byte 14 names its queue."""
-    hdr = bytes([0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2]) + ETH_LOCAL.to_bytes(2, "big") + bytes([q])
-    return hdr + rng.randbytes(length - len(hdr))
+    """The system test's local-EtherType frame with byte 14 naming its queue."""
+    f = bytearray(raw_frame(rng, length))
+    f[14] = q
+    return bytes(f)
 
 
 class PortMonitor:
@@ -85,13 +86,10 @@ class PortMonitor:
 
 
 async def setup(dut, seed):
-    dut.gen_start.value = 0
+    dut.gen_start.value = 0          # LOOP = 2: the RX generator stays idle
     dut.gen_len.value = 64
     dut.gen_count.value = 0
-    tb = PcieSystemTB(dut, nic=True, seed=seed)
-    await tb.init()
-    dev = await N.NicDevice.open(tb.read32, tb.write32, tb.alloc_host)
-    return tb, dev
+    return await nic_setup(dut, seed)
 
 
 async def q_cmd(nif, op, queue):
