@@ -242,9 +242,9 @@ module beryl_nic_tdma_bench_tb #(
   u_gate (
     .clk, .rst,
     .s_axis_tdata(e_tdata), .s_axis_tkeep(e_tkeep), .s_axis_tvalid(e_tvalid), .s_axis_tready(e_tready),
-    .s_axis_tlast(e_tlast), .s_axis_len(e_len), .s_axis_qidx(e_qidx),
+    .s_axis_tlast(e_tlast), .s_axis_len(e_len), .s_axis_qidx(e_qidx), .s_axis_user(1'b0),
     .m_axis_tdata(m_tdata), .m_axis_tkeep(m_tkeep), .m_axis_tvalid(m_tvalid), .m_axis_tready(m_tready),
-    .m_axis_tlast(m_tlast), .m_axis_len(m_len), .m_axis_qidx(m_qidx),
+    .m_axis_tlast(m_tlast), .m_axis_len(m_len), .m_axis_qidx(m_qidx), .m_axis_user(),
     .enable(gate_enable), .hold_own, .rate_nspb, .overhead_bytes, .margin_ns,
     .cfg_valid(cfg_valid && s_cfg_ready), .cfg_ready(g_cfg_ready), .cfg_qidx, .cfg_mask,
     .slot_valid, .slot_index, .slot_start, .slot_left_ns, .slot_count,

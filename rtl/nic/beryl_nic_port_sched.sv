@@ -16,6 +16,7 @@ module beryl_nic_port_sched #(
   parameter int PARK_BEATS  = 256,                  // TDMA gate park buffer, beats (0: none)
   parameter int PARK_FRAMES = 32,                   // TDMA gate parked frames at most
   parameter int DATA_W      = 512,                  // stream width, bits
+  parameter int TS_TAG_W    = 8,                    // TX timestamp tag with every beat, bits, 1..64 (passed along)
   parameter int KEEP_W      = DATA_W / 8            // (derived)
 ) (
   input  wire logic              clk,
@@ -47,7 +48,7 @@ module beryl_nic_port_sched #(
   input  wire logic [95:0]       tod,
   input  wire logic              tod_step,
 
-  // the port's frames: from the TX engine (len and qidx with every beat) to the MAC
+  // the port's frames: from the TX engine (len, qidx and the TX timestamp tag with every beat) to the MAC
   input  wire logic [DATA_W-1:0] s_axis_tdata,
   input  wire logic [KEEP_W-1:0] s_axis_tkeep,
   input  wire logic              s_axis_tvalid,
@@ -55,11 +56,13 @@ module beryl_nic_port_sched #(
   input  wire logic              s_axis_tlast,
   input  wire logic [15:0]       s_axis_len,
   input  wire logic [QI_W-1:0]   s_axis_qidx,
+  input  wire logic [TS_TAG_W-1:0] s_axis_tag,
   output logic [DATA_W-1:0]      m_axis_tdata,
   output logic [KEEP_W-1:0]      m_axis_tkeep,
   output logic                   m_axis_tvalid,
   input  wire logic              m_axis_tready,
-  output logic                   m_axis_tlast
+  output logic                   m_axis_tlast,
+  output logic [TS_TAG_W-1:0]    m_axis_tag
 );
 
   localparam int SI_W = SLOTS_MAX > 1 ? $clog2(SLOTS_MAX) : 1;
@@ -352,7 +355,8 @@ module beryl_nic_port_sched #(
       .QI_W        (QI_W),
       .SLOTS_MAX   (SLOTS_MAX),
       .PARK_BEATS  (PARK_BEATS),
-      .PARK_FRAMES (PARK_FRAMES)
+      .PARK_FRAMES (PARK_FRAMES),
+      .USER_W      (TS_TAG_W)
     ) u_gate (
       .clk            (clk),
       .rst            (rst),
@@ -363,6 +367,7 @@ module beryl_nic_port_sched #(
       .s_axis_tlast   (s_axis_tlast),
       .s_axis_len     (s_axis_len),
       .s_axis_qidx    (s_axis_qidx),
+      .s_axis_user    (s_axis_tag),
       .m_axis_tdata   (m_axis_tdata),
       .m_axis_tkeep   (m_axis_tkeep),
       .m_axis_tvalid  (m_axis_tvalid),
@@ -370,6 +375,7 @@ module beryl_nic_port_sched #(
       .m_axis_tlast   (m_axis_tlast),
       .m_axis_len     (),
       .m_axis_qidx    (),
+      .m_axis_user    (m_axis_tag),
       .enable         (t_gate_q),
       .hold_own       (t_hold_q),
       .rate_nspb      (t_rate_q),
@@ -397,6 +403,7 @@ module beryl_nic_port_sched #(
     assign m_axis_tkeep  = s_axis_tkeep;
     assign m_axis_tvalid = s_axis_tvalid;
     assign m_axis_tlast  = s_axis_tlast;
+    assign m_axis_tag    = s_axis_tag;
     assign s_axis_tready = m_axis_tready;
     assign g_cfg_ready   = 1'b1;
     assign {tm_valid, tm_start, tm_search, tm_err, tm_index, tm_left} = '0;

@@ -2,6 +2,8 @@
 // Beryl NIC transmit engine: scheduler command -> QM grant + descriptor batch DMA -> per-packet scatter-gather
 // DMA into packet slots (TX checksum summed on the RAM write port) -> AXI-Stream to the MAC ports with the sum
 // inserted -> completion, stats. Latency: QM + 2 DMA round trips + 3 cycles; throughput one beat per cycle.
+// TX timestamps (TS_RET_EN): each frame carries a per-port tag; its completion waits in the port's
+// beryl_nic_tx_ts_wait until the start-of-frame time for that tag comes back from the port (or times out).
 `default_nettype none
 
 module beryl_nic_tx_engine #(
@@ -22,7 +24,12 @@ module beryl_nic_tx_engine #(
   // DMA region, bytes (log2): lower half packet slots, upper half descriptor batches (derived)
   parameter int RAM_ADDR_W       = $clog2(PKT_SLOTS * SLOT_BYTES) + 1,
   parameter int SEG_ADDR_W       = RAM_ADDR_W - 7,          // row address width (derived)
-  parameter int PSEL_W           = (PORT_COUNT > 1) ? $clog2(PORT_COUNT) : 1  // port select (derived)
+  parameter int PSEL_W           = (PORT_COUNT > 1) ? $clog2(PORT_COUNT) : 1, // port select (derived)
+  // TX timestamps: 1 = a completion carries the time returned for its frame's tag (s_tx_ts_*); 0 = the
+  // engine's own: ptp_ts of the cycle the frame's first beat left it (returns ignored, tags still sent)
+  parameter int TS_RET_EN        = 1,
+  parameter int TS_TAG_W         = 8,       // tag width, bits, clog2(TS_WAIT_DEPTH)+1..16
+  parameter int TS_WAIT_DEPTH    = 16       // per port: frames between first beat out and completion, 2^n, 2..256
 ) (
   input  wire logic                             clk,
   input  wire logic                             rst,
@@ -86,9 +93,17 @@ module beryl_nic_tx_engine #(
   // with every beat: the packet's length in bytes and its TX queue (for a TDMA gate on the stream)
   output logic [PORT_COUNT*16-1:0]              m_axis_tx_len,
   output logic [PORT_COUNT*QI_W-1:0]            m_axis_tx_qidx,
-  // per port: PTP time now (docs/blocks/ptp.md format, corrected for the port's MAC delay); the value of
-  // the cycle a packet's first beat leaves is its timestamp in the TX completion
+  // with every beat: the frame's tag (per port, counts the port's frames modulo 2^TS_TAG_W)
+  output logic [PORT_COUNT*TS_TAG_W-1:0]        m_axis_tx_tag,
+  // TS_RET_EN 0, per port: PTP time now (docs/blocks/ptp.md format, corrected for the port's MAC delay);
+  // the value of the cycle a packet's first beat leaves is its timestamp in the TX completion
   input  wire logic [PORT_COUNT*64-1:0]         ptp_ts,
+  // TS_RET_EN 1, per port: the start-of-frame time of the frame with this tag, in frame order, no ready
+  input  wire logic [PORT_COUNT-1:0]            s_tx_ts_valid,
+  input  wire logic [PORT_COUNT*TS_TAG_W-1:0]   s_tx_ts_tag,
+  input  wire logic [PORT_COUNT*64-1:0]         s_tx_ts,
+  // cycles the oldest frame of a port waits for its time before it completes with 0; 0: forever
+  input  wire logic [31:0]                      ts_timeout,
 
   // completion requests to the CQ writer
   output logic                                  cpl_valid,
@@ -108,7 +123,12 @@ module beryl_nic_tx_engine #(
   output logic [31:0]                           dma_err_count,
   output logic [PORT_COUNT*32-1:0]              port_pkt_count,
   output logic [PORT_COUNT*32-1:0]              port_byte_count,
-  output logic [PORT_COUNT*32-1:0]              port_drop_count   // packets of the port's queues not sent
+  output logic [PORT_COUNT*32-1:0]              port_drop_count,  // packets of the port's queues not sent
+  // per port, TX timestamp return (docs/blocks/ptp.md): frames given 0 because a later frame's time came
+  // first, frames given 0 after ts_timeout, returns dropped because their tag named no waiting frame
+  output logic [PORT_COUNT*32-1:0]              port_ts_mismatch_count,
+  output logic [PORT_COUNT*32-1:0]              port_ts_timeout_count,
+  output logic [PORT_COUNT*32-1:0]              port_ts_spurious_count
 );
 
   localparam int SLOT_W      = $clog2(PKT_SLOTS);
@@ -124,6 +144,7 @@ module beryl_nic_tx_engine #(
   localparam int FIFO_DEPTH  = 4;                                   // output beat FIFO
   localparam int CPLQ_DEPTH  = 4;                                   // completion request FIFO
   localparam int CPLE_W      = 16 + QI_W + 64 + 16 + 8 + 8 + 16;    // cq, queue, timestamp, index, port, status, len
+  localparam int WENT_W      = CPLE_W - 64;                         // the same without the timestamp
   localparam logic [SEG_ADDR_W-1:0] DROW_BASE = SEG_ADDR_W'(1) << (SEG_ADDR_W - 1);
 
   if (DATA_W != 512 || SEG_COUNT != 2 || SEG_DATA_W != 512 || SEG_BE_W != 64) begin : g_chk_w
@@ -144,6 +165,11 @@ module beryl_nic_tx_engine #(
       || TAG_W - 1 < BS_W || RAM_ADDR_W != $clog2(PKT_SLOTS * SLOT_BYTES) + 1
       || SEG_ADDR_W != RAM_ADDR_W - 7 || DENT * 16 > PKT_SLOTS * SLOT_BYTES) begin : g_chk_misc
     $error("%m: bad MAX_DESC_PER_PKT, LEN_W, TAG_W, RAM_ADDR_W or SEG_ADDR_W");
+  end
+  if (TS_RET_EN < 0 || TS_RET_EN > 1 || TS_WAIT_DEPTH < 2 || TS_WAIT_DEPTH > 256
+      || (1 << $clog2(TS_WAIT_DEPTH)) != TS_WAIT_DEPTH || TS_TAG_W <= $clog2(TS_WAIT_DEPTH) || TS_TAG_W > 16)
+  begin : g_chk_ts
+    $error("%m: TS_RET_EN must be 0 or 1, TS_WAIT_DEPTH a power of two 2..256, TS_TAG_W clog2(TS_WAIT_DEPTH)+1..16");
   end
 
   // ------------------------------------------------------------------ declarations
@@ -636,39 +662,47 @@ module beryl_nic_tx_engine #(
   logic [7:0]        f_status_q [FIFO_DEPTH];
   logic [FIFO_DEPTH-1:0] f_last_q, f_drop_q;
   logic [1:0]        f_wr_q, f_rd_q;
-  logic              f_pop, h_valid, h_last, h_drop, cpl_space;
-  logic [PSEL_W-1:0] h_port;
+  logic              f_pop, h_valid, h_last, h_drop, h_first, cpl_space;
+  logic [PSEL_W-1:0] h_port, h_wport;
+  logic              s_mid_q;     // a packet's first beat has left, its last not yet
+  logic [TS_TAG_W-1:0] s_tag_q;   // ... and its tag
+  logic [TS_TAG_W-1:0] h_tag;
+  logic [PORT_COUNT-1:0] wq_space, wq_alloc, wq_close, wq_empty;
+  logic [PORT_COUNT*TS_TAG_W-1:0] wq_tag;
 
   assign h_valid   = f_cnt_q != '0;
   assign h_last    = f_last_q[f_rd_q];
   assign h_drop    = f_drop_q[f_rd_q];
   assign h_port    = f_port_q[f_rd_q];
+  assign h_first   = !s_mid_q;
+  // the completion waits in its port's FIFO; a packet refused for a bad port completes through port 0's
+  assign h_wport   = (32'(h_port) < PORT_COUNT) ? h_port : '0;
+  assign h_tag     = s_mid_q ? s_tag_q : wq_tag[h_wport*TS_TAG_W +: TS_TAG_W];
   assign cpl_space = 32'(cq_cnt_q) < CPLQ_DEPTH;
   // One streamer feeds all ports in packet-slot order: a stalled port blocks the others at the head
   // of this FIFO (head-of-line blocking, accepted for now); fetching and DMA go on until slots run out.
-  // A last beat leaves only when its completion request has room (state only, never ready).
+  // A first beat (and a dropped packet) leaves only when its port's completion FIFO has room (state only,
+  // never ready).
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_port
     assign m_axis_tx_tdata[p*512 +: 512] = f_data_q[f_rd_q];
     assign m_axis_tx_tkeep[p*64 +: 64]   = f_keep_q[f_rd_q];
     assign m_axis_tx_tlast[p]            = h_last;
-    assign m_axis_tx_tvalid[p]           = h_valid && !h_drop && 32'(h_port) == p && (!h_last || cpl_space);
+    assign m_axis_tx_tvalid[p]           = h_valid && !h_drop && 32'(h_port) == p && (s_mid_q || wq_space[p]);
     // the head beat belongs to the oldest packet slot not yet completed (slots leave in order)
     assign m_axis_tx_len[p*16 +: 16]     = 16'(p_len_q[p_free_q]);
     assign m_axis_tx_qidx[p*QI_W +: QI_W] = p_qidx_q[p_free_q];
+    assign m_axis_tx_tag[p*TS_TAG_W +: TS_TAG_W] = h_tag;
+    assign wq_alloc[p] = f_pop && h_first && h_wport == PSEL_W'(p);
+    assign wq_close[p] = f_pop && s_mid_q && h_last && h_wport == PSEL_W'(p);
   end
-  assign f_pop = h_valid && (h_drop ? cpl_space
-                                    : (m_axis_tx_tready[h_port] && (!h_last || cpl_space)));
-  assign s_cpl_push = f_pop && h_last;
+  assign f_pop = h_valid && (h_drop ? wq_space[h_wport]
+                                    : (m_axis_tx_tready[h_port] && (s_mid_q || wq_space[h_wport])));
+  assign s_cpl_push = f_pop && h_last;    // the packet slot is free
 
-  // timestamp of the packet being streamed: the port's time in the cycle its first beat left
-  logic        s_mid_q;     // a packet's first beat has left, its last not yet
-  logic [63:0] s_ts_q;
-  logic [63:0] s_ts;
-  assign s_ts = s_mid_q ? s_ts_q : (h_drop ? 64'd0 : ptp_ts[h_port*64 +: 64]);
   always_ff @(posedge clk) begin
     if (f_pop) begin
       s_mid_q <= !h_last;
-      s_ts_q  <= s_ts;
+      s_tag_q <= h_tag;
     end
     if (rst) s_mid_q <= 1'b0;
   end
@@ -768,16 +802,85 @@ module beryl_nic_tx_engine #(
   logic [7:0]        c_status, c_port;
   logic              c_push;
 
-  // a failed descriptor fetch completes its descriptors after every packet in flight (ring order)
-  assign w_cpl_push = w_st_q == W_ERRCPL && cpl_space && !s_cpl_push && p_used_q == '0;
-  assign c_push     = s_cpl_push || w_cpl_push;
+  // Per port, the completions of frames whose first beat has left wait for their timestamps
+  // (beryl_nic_tx_ts_wait); one port's wait never holds back another port's completions.
+  logic [WENT_W-1:0] a_ent;
+  logic [7:0]        a_status;
+  logic [PORT_COUNT*WENT_W-1:0] wq_head_ent;
+  logic [PORT_COUNT*64-1:0]     wq_head_ts;
+  logic [PORT_COUNT-1:0]        wq_head_valid, wq_pop;
+  logic [PSEL_W-1:0] rel_last_q, rel_sel;
+  logic              rel_any, rel_push;
+  logic [WENT_W-1:0] r_ent;
+
+  assign a_status = f_status_q[f_rd_q];
+  assign a_ent    = {p_cq_q[p_free_q], p_qidx_q[p_free_q], p_index_q[p_free_q], p_port_q[p_free_q], a_status,
+                     (a_status == beryl_nic_pkg::CPL_OK) ? 16'(p_len_q[p_free_q]) : 16'd0};
+
+  for (genvar p = 0; p < PORT_COUNT; p++) begin : g_wq
+    beryl_nic_tx_ts_wait #(
+      .ENT_W  (WENT_W),
+      .TAG_W  (TS_TAG_W),
+      .DEPTH  (TS_WAIT_DEPTH),
+      .RET_EN (TS_RET_EN)
+    ) u_wait (
+      .clk            (clk),
+      .rst            (rst),
+      .alloc_valid    (wq_alloc[p]),
+      .alloc_ent      (a_ent),
+      .alloc_need     (!h_drop),
+      .alloc_ts       (h_drop ? 64'd0 : ptp_ts[p*64 +: 64]),
+      .alloc_open     (!h_last),
+      .alloc_space    (wq_space[p]),
+      .alloc_tag      (wq_tag[p*TS_TAG_W +: TS_TAG_W]),
+      .close_valid    (wq_close[p]),
+      .ret_valid      (s_tx_ts_valid[p]),
+      .ret_tag        (s_tx_ts_tag[p*TS_TAG_W +: TS_TAG_W]),
+      .ret_ts         (s_tx_ts[p*64 +: 64]),
+      .timeout        (ts_timeout),
+      .head_valid     (wq_head_valid[p]),
+      .head_ent       (wq_head_ent[p*WENT_W +: WENT_W]),
+      .head_ts        (wq_head_ts[p*64 +: 64]),
+      .head_pop       (wq_pop[p]),
+      .empty          (wq_empty[p]),
+      .mismatch_count (port_ts_mismatch_count[p*32 +: 32]),
+      .timeout_count  (port_ts_timeout_count[p*32 +: 32]),
+      .spurious_count (port_ts_spurious_count[p*32 +: 32])
+    );
+  end
+
+  // round robin among the ports' ready completions
   always_comb begin
-    if (s_cpl_push) begin
-      c_queue  = p_qidx_q[p_free_q];
-      c_status = f_status_q[f_rd_q];
-      c_port   = p_port_q[p_free_q];
-      c_len    = (c_status == beryl_nic_pkg::CPL_OK) ? 16'(p_len_q[p_free_q]) : 16'd0;
-      c_ent    = {p_cq_q[p_free_q], c_queue, s_ts, p_index_q[p_free_q], c_port, c_status, c_len};
+    rel_sel = rel_last_q;
+    rel_any = 1'b0;
+    for (int k = 1; k <= PORT_COUNT; k++) begin
+      if (!rel_any && wq_head_valid[(32'(rel_last_q) + 32'(k)) % PORT_COUNT]) begin
+        rel_sel = PSEL_W'((32'(rel_last_q) + 32'(k)) % PORT_COUNT);
+        rel_any = 1'b1;
+      end
+    end
+  end
+  assign rel_push = rel_any && cpl_space;
+  always_comb begin
+    wq_pop = '0;
+    wq_pop[rel_sel] = rel_push;
+  end
+  always_ff @(posedge clk) begin
+    if (rel_push) rel_last_q <= rel_sel;
+    if (rst) rel_last_q <= '0;
+  end
+  assign r_ent = wq_head_ent[rel_sel*WENT_W +: WENT_W];
+
+  // a failed descriptor fetch completes its descriptors after every packet in flight (ring order)
+  assign w_cpl_push = w_st_q == W_ERRCPL && cpl_space && !rel_any && p_used_q == '0 && wq_empty == '1;
+  assign c_push     = rel_push || w_cpl_push;
+  always_comb begin
+    if (rel_push) begin
+      c_queue  = r_ent[WENT_W-17 -: QI_W];
+      c_status = r_ent[23:16];
+      c_port   = r_ent[31:24];
+      c_len    = r_ent[15:0];
+      c_ent    = {r_ent[WENT_W-1 -: 16 + QI_W], wq_head_ts[rel_sel*64 +: 64], r_ent[47:0]};
     end else begin
       c_queue  = b_qidx_q[proc_q];
       c_status = beryl_nic_pkg::CPL_DMA_ERR;

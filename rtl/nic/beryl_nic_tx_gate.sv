@@ -16,7 +16,9 @@ module beryl_nic_tx_gate #(
   parameter int QMASK_EN    = 1,                                // 1: per-queue slot masks (hold_own), 0: none
   parameter int MIN_FRAME   = 60,                               // bytes the MAC pads a frame to (no FCS), 0..255
   parameter int PARK_BEATS  = 256,                              // park buffer, beats; 0 (none) or 2^n, 4..4096
-  parameter int PARK_FRAMES = 32                                // parked frames at most, 2^n, 2..64
+  parameter int PARK_FRAMES = 32,                               // parked frames at most, 2^n, 2..64
+  parameter int USER_W      = 1                                 // per-frame sideband passed along (a TX
+                                                                // timestamp tag), bits, 1..64
 ) (
   input  wire logic                 clk,
   input  wire logic                 rst,
@@ -29,6 +31,7 @@ module beryl_nic_tx_gate #(
   input  wire logic                 s_axis_tlast,
   input  wire logic [15:0]          s_axis_len,      // frame length, bytes, as on the stream (no FCS), >= 1
   input  wire logic [QI_W-1:0]      s_axis_qidx,     // TX queue of the frame
+  input  wire logic [USER_W-1:0]    s_axis_user,     // the frame's sideband, with every beat, constant in a frame
 
   // frames to the MAC
   output logic [DATA_W-1:0]         m_axis_tdata,
@@ -38,6 +41,7 @@ module beryl_nic_tx_gate #(
   output logic                      m_axis_tlast,
   output logic [15:0]               m_axis_len,
   output logic [QI_W-1:0]           m_axis_qidx,
+  output logic [USER_W-1:0]         m_axis_user,
 
   // configuration
   input  wire logic                 enable,          // 0: pass-through (the register stage stays)
@@ -82,6 +86,9 @@ module beryl_nic_tx_gate #(
   if (PARK_BEATS != 0 && (PARK_BEATS < 4 || PARK_BEATS > 4096 || (PARK_BEATS & (PARK_BEATS - 1)) != 0)) begin : g_chk_pb
     $error("%m: PARK_BEATS must be 0 or a power of two within 4..4096");
   end
+  if (USER_W < 1 || USER_W > 64) begin : g_chk_user
+    $error("%m: USER_W must be 1..64");
+  end
   if (PARK_FRAMES < 2 || PARK_FRAMES > 64 || (PARK_FRAMES & (PARK_FRAMES - 1)) != 0) begin : g_chk_pf
     $error("%m: PARK_FRAMES must be a power of two within 2..64");
   end
@@ -93,7 +100,7 @@ module beryl_nic_tx_gate #(
   localparam int  PB_W    = PARK_EN ? $clog2(PARK_BEATS) : 1;
   localparam int  PF_W    = $clog2(PARK_FRAMES);
   localparam int  PBEAT_W = DATA_W + KEEP_W + 1;               // {last, keep, data}
-  localparam int  DESC_W  = 1 + 1 + SLOTS_MAX + NEED_W + 16 + QI_W;  // {held, off, mask, need, len, qidx}
+  localparam int  DESC_W  = 1 + 1 + SLOTS_MAX + NEED_W + USER_W + 16 + QI_W;  // {held, off, mask, need, user, len, qidx}
 
   localparam logic [1:0] O_IDLE   = 2'd0;
   localparam logic [1:0] O_STREAM = 2'd1;
@@ -107,6 +114,7 @@ module beryl_nic_tx_gate #(
   logic                 r_last_q;
   logic [15:0]          r_len_q;
   logic [QI_W-1:0]      r_qidx_q;
+  logic [USER_W-1:0]    r_user_q;
   logic                 r_sop_q;        // the beat is the first of its frame
   logic [NEED_W-1:0]    r_need_q;       // ns the frame needs from its release to its last byte
   logic [BT_W-1:0]      r_beats_q;
@@ -157,6 +165,7 @@ module beryl_nic_tx_gate #(
   logic [DESC_W-1:0]    pd_head;
   logic [QI_W-1:0]      p_qidx;
   logic [15:0]          p_len;
+  logic [USER_W-1:0]    p_user;
   logic [NEED_W-1:0]    p_need;
   logic [SLOTS_MAX-1:0] p_mask;
   logic                 p_held;
@@ -164,6 +173,7 @@ module beryl_nic_tx_gate #(
   logic [PARK_FRAMES-1:0] pd_hit;
   logic [15:0]          op_len_q;       // sidebands of the parked frame being output
   logic [QI_W-1:0]      op_qidx_q;
+  logic [USER_W-1:0]    op_user_q;
 
   // ---------------------------------------------------------------- common pieces
   assign s_fire = s_axis_tvalid && s_axis_tready;
@@ -207,6 +217,7 @@ module beryl_nic_tx_gate #(
     {m_axis_tlast, m_axis_tkeep, m_axis_tdata} = {r_last_q, r_keep_q, r_data_q};
     m_axis_len    = r_len_q;
     m_axis_qidx   = r_qidx_q;
+    m_axis_user   = r_user_q;
     if (o_eff == O_STREAM) begin
       m_axis_tvalid = r_valid_q;
     end else if (o_eff == O_PARK) begin
@@ -215,6 +226,7 @@ module beryl_nic_tx_gate #(
       // the head descriptor is popped when its frame is first presented: later beats use the copy
       m_axis_len    = o_src_q == O_PARK ? op_len_q : p_len;
       m_axis_qidx   = o_src_q == O_PARK ? op_qidx_q : p_qidx;
+      m_axis_user   = o_src_q == O_PARK ? op_user_q : p_user;
     end
   end
 
@@ -230,6 +242,7 @@ module beryl_nic_tx_gate #(
       r_last_q  <= s_axis_tlast;
       r_len_q   <= s_axis_len;
       r_qidx_q  <= s_axis_qidx;
+      r_user_q  <= s_axis_user;
       r_sop_q   <= in_sop_q;
       if (in_sop_q) begin
         r_need_q  <= need_d;
@@ -302,7 +315,7 @@ module beryl_nic_tx_gate #(
     assign room    = 32'(PARK_BEATS) - 32'(used) >= 32'(r_beats_q) && pd_wr_q - pd_rd_q != (PF_W + 1)'(PARK_FRAMES);
     assign pf_load = pk_wr_q != pk_rd_q && (!pf_valid_q || (o_eff == O_PARK && m_fire));
     assign pd_head = pd_mem[pd_rd_q[PF_W-1:0]];
-    assign {p_held, p_off, p_mask, p_need, p_len, p_qidx} = pd_head;
+    assign {p_held, p_off, p_mask, p_need, p_user, p_len, p_qidx} = pd_head;
     // the head frame is complete and its first beat is in the read register (parked frames leave whole,
     // so the next beat to read is always the head frame's first while no parked frame is being output)
     assign p_ready = pd_wr_q != pd_rd_q && pd_done_q[pd_rd_q[PF_W-1:0]] && pf_valid_q;
@@ -327,7 +340,7 @@ module beryl_nic_tx_gate #(
       if (park_s) begin
         pd_mem[pd_wr_q[PF_W-1:0]] <= {fr_held_q || (s_look && !s_allow && s_ok),
                                       fr_off_q || (s_look && !s_allow && slot_valid && !s_ok),
-                                      mask_q, r_need_q, r_len_q, r_qidx_q};
+                                      mask_q, r_need_q, r_user_q, r_len_q, r_qidx_q};
       end
       if (p_held_upd || p_off_upd) begin
         pd_mem[pd_rd_q[PF_W-1:0]][DESC_W-1 -: 2] <= {p_held || p_held_upd, p_off || p_off_upd};
@@ -335,6 +348,7 @@ module beryl_nic_tx_gate #(
       if (sel_p) begin
         op_len_q  <= p_len;
         op_qidx_q <= p_qidx;
+        op_user_q <= p_user;
       end
     end
 
@@ -367,7 +381,7 @@ module beryl_nic_tx_gate #(
     assign p_ready  = 1'b0;
     assign pf_load  = 1'b0;
     assign pd_head  = '0;
-    assign {p_held, p_off, p_mask, p_need, p_len, p_qidx} = pd_head;
+    assign {p_held, p_off, p_mask, p_need, p_user, p_len, p_qidx} = pd_head;
     assign pd_hit   = '0;
     assign pk_wr_q  = '0;
     assign pk_rd_q  = '0;
@@ -378,6 +392,7 @@ module beryl_nic_tx_gate #(
     assign pd_done_q = '0;
     assign op_len_q  = '0;
     assign op_qidx_q = '0;
+    assign op_user_q = '0;
     // without a park buffer these exist only for a uniform interface
     logic unused_park;
     assign unused_park = &{1'b0, r_beats_q, pk_we, pf_load, pd_hit, pk_wr_q, pk_rd_q, pd_wr_q, pd_rd_q, pd_done_q,

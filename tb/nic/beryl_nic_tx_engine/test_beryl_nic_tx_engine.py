@@ -10,6 +10,12 @@ checksum (Linux CHECKSUM_PARTIAL). Frames are scapy-built (Ether/[Dot1Q]/IP/TCP|
 frames are re-verified with scapy. Checked: frames per port (in completion order), completions
 (queue, index, port, status, len, CQ) in ring order per queue, one status per command with the
 right packet/byte sums, stats and counters. BERYL_LONG=1 sweeps every length 60..1514.
+
+TX timestamps (TS_RET_EN = 1): a port model takes each frame's tag from its first beat and returns
+(tag, a random time) after a random delay, in frame order; every completion must carry exactly the
+time the model returned for its frame (dropped packets: 0). test_ts_errors leaves returns out, sends
+wrong tags and late returns, and checks each frame's outcome and the mismatch / timeout / spurious
+counters against the rules of docs/blocks/ptp.md applied to the model's own log.
 """
 import os
 import random
@@ -92,12 +98,21 @@ class Queue:
 
 
 class Bench:
-    def __init__(self, dut, seed=1, idle=0.0, bp=0.0, dma_delay=0, fast=False):
+    def __init__(self, dut, seed=1, idle=0.0, bp=0.0, dma_delay=0, fast=False, ret_delay=None):
         self.dut = dut
         self.rng = random.Random(seed)
         self.idle, self.bp, self.dma_delay, self.fast = idle, bp, dma_delay, fast
         self.ports = len(dut.m_axis_tx_tvalid)
         self.qi_w = len(dut.tx_cmd_qidx)
+        self.tag_w = len(dut.m_axis_tx_tag) // self.ports
+        self.ts_ret = int(os.environ.get("PARAM_TS_RET_EN", "1")) == 1
+        # timestamp return model: delay of each return, cycles (random 0..ret_delay after the first beat)
+        self.ret_delay = (0 if fast else 3 if idle == 0 and bp == 0 else 40) if ret_delay is None else ret_delay
+        self.ts_sent = [[] for _ in range(self.ports)]   # per port, per frame on the wire: dict(tag, ts, fate)
+        self.ts_pend = [[] for _ in range(self.ports)]   # per port: [due cycle, tag, ts] in frame order
+        self.ts_fate = None     # fn(port, frame number) -> "ok" | "drop" | "badtag" | "hold"
+        self.ts_held = [[] for _ in range(self.ports)]   # returns held back ("hold") for release_held()
+        self.ts_log = [[] for _ in range(self.ports)]    # per port: (cycle, tag) of every return driven
         self.slot_bytes = int(os.environ.get("PARAM_SLOT_BYTES", "16384"))
         self.max_desc = int(os.environ.get("PARAM_MAX_DESC_PER_PKT", "16"))
         self.seg_addr_w = len(dut.ram_wr_cmd_addr) // 2
@@ -278,6 +293,10 @@ class Bench:
         d.ram_wr_cmd_data.value = 0
         d.m_axis_tx_tready.value = 0
         d.cpl_ready.value = 0
+        d.s_tx_ts_valid.value = 0
+        d.s_tx_ts_tag.value = 0
+        d.s_tx_ts.value = 0
+        d.ts_timeout.value = 0
         await ClockCycles(d.clk, 4)
         d.rst.value = 0
         await ClockCycles(d.clk, 2)
@@ -347,6 +366,18 @@ class Bench:
                     tready |= 1 << p
             d.m_axis_tx_tready.value = tready if self.bp else full
             d.cpl_ready.value = int(rng.random() >= self.bp)
+            # timestamp returns: at most one per port and cycle, in frame order
+            tv_ret = tag_ret = ts_ret = 0
+            for p in range(ports):
+                if self.ts_pend[p] and self.ts_pend[p][0][0] <= self.now:
+                    _, tag, ts = self.ts_pend[p].pop(0)
+                    tv_ret |= 1 << p
+                    tag_ret |= tag << (self.tag_w * p)
+                    ts_ret |= ts << (64 * p)
+                    self.ts_log[p].append((self.now, tag))
+            d.s_tx_ts_valid.value = tv_ret
+            d.s_tx_ts_tag.value = tag_ret
+            d.s_tx_ts.value = ts_ret
             await ReadOnly()
             # ---- sample
             if self.cmd_cur is not None and d.tx_cmd_ready.value == 1:
@@ -377,23 +408,27 @@ class Bench:
                     self.rx_cur[p] += data.to_bytes(64, "little")[:n]
                     side = ((int(d.m_axis_tx_qidx.value) >> (self.qi_w * p)) & ((1 << self.qi_w) - 1),
                             (int(d.m_axis_tx_len.value) >> (16 * p)) & 0xFFFF)
+                    side += ((int(d.m_axis_tx_tag.value) >> (self.tag_w * p)) & ((1 << self.tag_w) - 1),)
                     if self.side_cur[p] is None:
                         self.side_cur[p] = side
-                    assert side == self.side_cur[p], f"port {p}: len/qidx changed inside a frame"
+                        self.ts_first_beat(p, side[2])
+                    assert side == self.side_cur[p], f"port {p}: len/qidx/tag changed inside a frame"
                     self.beats += 1
                     if self.first_beat is None:
                         self.first_beat = self.now
                     self.last_beat = self.now
                     if last:
                         self.rx[p].append(bytes(self.rx_cur[p]))
-                        self.rx_side[p].append(self.side_cur[p])
+                        self.rx_side[p].append(self.side_cur[p][:2])
                         self.side_cur[p] = None
                         self.rx_cur[p] = bytearray()
             if d.cpl_valid.value == 1 and d.cpl_ready.value == 1:
                 c = int(d.cpl_data.value)
                 self.cpls.append(dict(cq=int(d.cpl_qidx.value), queue=c & 0xFFFF, index=(c >> 16) & 0xFFFF,
                                       port=(c >> 32) & 0xFF, status=(c >> 40) & 0xFF,
-                                      len=(c >> 112) & 0xFFFF, rest=c & ~((1 << 48) - 1 | (0xFFFF << 112))))
+                                      len=(c >> 112) & 0xFFFF, ts=(c >> 128) & ((1 << 64) - 1),
+                                      rest=c & ~((1 << 48) - 1 | (0xFFFF << 112) | ((1 << 64) - 1) << 128),
+                                      t=self.now))
             if d.stat_valid.value == 1:
                 self.stats.append((int(d.stat_qidx.value), int(d.stat_bytes.value), int(d.stat_drop.value)))
             if d.tx_sts_valid.value == 1:
@@ -406,6 +441,51 @@ class Bench:
                 if s["result"] in (TXS_EMPTY, TXS_DISABLED):
                     self.active.discard(q)
 
+    def ts_first_beat(self, p, tag):
+        """The port model saw a frame's first beat with `tag`: plan its return (in frame order)."""
+        n = len(self.ts_sent[p])
+        fate = self.ts_fate(p, n) if self.ts_fate else "ok"
+        ts = self.rng.getrandbits(64) | 1
+        self.ts_sent[p].append(dict(tag=tag, ts=ts, fate=fate, t=self.now))
+        if not self.ts_ret or fate == "drop":
+            return
+        if fate == "hold":
+            self.ts_held[p].append((tag, ts))
+            return
+        if fate == "badtag":    # a tag far from every frame that can be waiting
+            tag = (tag + (1 << self.tag_w) // 2) % (1 << self.tag_w)
+        last = self.ts_pend[p][-1][0] if self.ts_pend[p] else self.now
+        due = max(last + 1, self.now + 1 + self.rng.randint(0, self.ret_delay))
+        self.ts_pend[p].append([due, tag, ts])
+
+    def release_held(self):
+        for p in range(self.ports):
+            for tag, ts in self.ts_held[p]:
+                last = self.ts_pend[p][-1][0] if self.ts_pend[p] else self.now
+                self.ts_pend[p].append([max(last + 1, self.now + 1), tag, ts])
+            self.ts_held[p] = []
+
+    def check_ts(self, expect=None):
+        """Every OK completion carries the time planned for its frame (the port's frames in completion
+        order = wire order); others 0. `expect(port, frame number, entry)` overrides the time expected."""
+        for p in range(self.ports):
+            oks = [c for c in self.cpls if c["status"] == CPL_OK and c["port"] == p]
+            assert len(oks) == len(self.ts_sent[p]), f"port {p}: {len(oks)} OK completions, {len(self.ts_sent[p])} frames"
+            for i, (c, e) in enumerate(zip(oks, self.ts_sent[p])):
+                want = expect(p, i, e) if expect else e["ts"]
+                if not self.ts_ret:
+                    want = 0        # the engine's own stamp: ptp_ts is 0 in this bench
+                assert c["ts"] == want, f"port {p} frame {i}: timestamp {c['ts']:#x}, expected {want:#x}"
+        for c in self.cpls:
+            if c["status"] != CPL_OK:
+                assert c["ts"] == 0, f"dropped packet with timestamp {c['ts']:#x}"
+
+    def ts_counts(self):
+        d = self.dut
+        get = lambda sig, p: (int(sig.value) >> (32 * p)) & 0xFFFFFFFF  # noqa: E731
+        return [(get(d.port_ts_mismatch_count, p), get(d.port_ts_timeout_count, p),
+                 get(d.port_ts_spurious_count, p)) for p in range(self.ports)]
+
     def idle_done(self, n_cpl):
         return lambda b: (not b.active and not b.inflight and b.cmd_cur is None
                           and len(b.cpls) >= n_cpl)
@@ -415,9 +495,12 @@ class Bench:
         stop = self.now + 40
         await self.run(lambda b: b.now >= stop)
 
-    def check(self, qs, fetch_err=None):
-        fetch_err = fetch_err or {}
+    def check(self, qs, fetch_err=None, ts=True):
         """Compare everything against the reference model of queues `qs`."""
+        fetch_err = fetch_err or {}
+        if ts:
+            self.check_ts()
+            assert self.ts_counts() == [(0, 0, 0)] * self.ports, f"timestamp counters {self.ts_counts()}"
         exp = {q.idx: self.expected(q) for q in qs}
         by_q = {}
         for c in self.cpls:
@@ -704,12 +787,111 @@ async def test_perf(dut):
     assert rate > 0.85
 
 
+def ts_queues(tb, per_port):
+    """One queue per port with `per_port` random frames each (no checksum, one descriptor)."""
+    qs = []
+    for p in range(tb.ports):
+        q = tb.add_queue(40 + p, 6, cq=7 + p, aux=p)
+        for _ in range(per_port):
+            tb.post_packet(q, make_frame(tb.rng, tb.rng.randint(60, 1514))[0], pieces=None)
+        qs.append(q)
+    return qs
+
+
+@cocotb.test()
+async def test_ts_errors(dut):
+    """Timestamp return faults, each with its defined outcome and counter (docs/blocks/ptp.md):
+    a return left out or sent with a wrong tag (the frame completes with 0 when the next frame's time
+    comes: mismatch; the wrong tag is dropped: spurious), no return at all (timeout, and the late
+    returns afterwards name no waiting frame: spurious), and a port whose returns are held back
+    does not hold back the other port's completions."""
+    if int(os.environ.get("PARAM_TS_RET_EN", "1")) != 1:
+        return
+    Clock(dut.clk, 4, unit="ns").start()
+    n = 24
+    for mode in ("plain", "both"):
+        idle, bp = MODES[mode]
+        # 1: returns left out and wrong tags, never two frames in a row (a 2-deep wait FIFO holds two
+        # frames without their times: the next frame, whose return resolves them, could not leave), and a
+        # timeout far beyond the frame spacing
+        tb = Bench(dut, seed=31, idle=idle, bp=bp, dma_delay=8)
+        await tb.reset()
+        dut.ts_timeout.value = 50000
+        qs = ts_queues(tb, n)
+        tb.ts_fate = lambda p, i: ("ok" if i == n - 1 else "drop" if i % 6 == 2 + 2 * p  # noqa: E731
+                                   else "badtag" if i % 6 == 4 - 2 * p else "ok")
+        tb.schedule(q.idx for q in qs)
+        await tb.run(tb.idle_done(n * tb.ports))
+        await tb.finish()
+        tb.check(qs, ts=False)
+        tb.check_ts(lambda p, i, e: e["ts"] if e["fate"] == "ok" else 0)
+        for p in range(tb.ports):
+            fates = [e["fate"] for e in tb.ts_sent[p]]
+            want = (fates.count("drop") + fates.count("badtag"), 0, fates.count("badtag"))
+            assert tb.ts_counts()[p] == want, f"{mode} port {p}: counters {tb.ts_counts()[p]}, expected {want}"
+            assert want[0] >= 6 and want[2] >= 3
+        # 2: no returns within the timeout: every frame completes with 0, one timeout each, no earlier
+        # than `timeout` cycles after its first beat; the late returns then count as spurious
+        tmo = 100
+        tb = Bench(dut, seed=32, idle=idle, bp=bp, dma_delay=8)
+        await tb.reset()
+        dut.ts_timeout.value = tmo
+        qs = ts_queues(tb, 6)
+        tb.ts_fate = lambda p, i: "hold"  # noqa: E731
+        tb.schedule(q.idx for q in qs)
+        await tb.run(tb.idle_done(6 * tb.ports))
+        await tb.finish()
+        tb.check(qs, ts=False)
+        tb.check_ts(lambda p, i, e: 0)
+        for c in tb.cpls:
+            e = tb.ts_sent[c["port"]][[x for x in tb.cpls if x["port"] == c["port"]].index(c)]
+            assert c["t"] - e["t"] >= tmo, f"completed {c['t'] - e['t']} cycles after the first beat"
+        assert tb.ts_counts() == [(0, 6, 0)] * tb.ports, tb.ts_counts()
+        tb.release_held()
+        await tb.run(lambda b: not any(b.ts_pend))
+        await tb.finish()
+        assert tb.ts_counts() == [(0, 6, 6)] * tb.ports, tb.ts_counts()
+        # ... and prompt returns work again with the timeout running
+        qs2 = [tb.add_queue(50 + p, 5, cq=9, aux=p) for p in range(tb.ports)]
+        for q in qs2:
+            for _ in range(8):
+                tb.post_packet(q, make_frame(tb.rng, tb.rng.randint(60, 1514))[0])
+        tb.ts_fate = None
+        tb.schedule(q.idx for q in qs2)
+        await tb.run(tb.idle_done(6 * tb.ports + 8 * tb.ports))
+        await tb.finish()
+        tb.check_ts(lambda p, i, e: e["ts"] if e["fate"] == "ok" else 0)
+        assert tb.ts_counts() == [(0, 6, 6)] * tb.ports, tb.ts_counts()
+        # 3: port 1's returns held back: port 0 completes everything meanwhile
+        if tb.ports > 1:
+            tb = Bench(dut, seed=33, idle=idle, bp=bp, dma_delay=8)
+            await tb.reset()
+            qs = ts_queues(tb, 6)
+            more = [tb.post_packet(qs[0], make_frame(tb.rng, 200)[0]) for _ in range(14)]
+            assert more
+            tb.ts_fate = lambda p, i: "hold" if p == 1 else "ok"  # noqa: E731
+            tb.schedule(q.idx for q in qs)
+            n0 = 20
+            await tb.run(lambda b: sum(c["port"] == 0 for c in b.cpls) >= n0 and len(b.ts_sent[1]) == 6)
+            await tb.run(lambda b, t=tb.now + 200: b.now >= t)
+            assert sum(c["port"] == 0 for c in tb.cpls) == n0
+            assert not any(c["port"] == 1 for c in tb.cpls), "port 1 completed without its timestamps"
+            tb.release_held()
+            await tb.run(tb.idle_done(n0 + 6))
+            await tb.finish()
+            tb.check(qs)
+
+
 @pytest.mark.parametrize("params", [
     {"PORT_COUNT": 1},
     {"PORT_COUNT": 2},
     # few packet and batch slots: the walker and the command intake wait for free slots
-    {"PORT_COUNT": 1, "PKT_SLOTS": 4, "BATCH_SLOTS": 2, "DESC_BATCH": 4, "MAX_DESC_PER_PKT": 6},
-], ids=["p1", "p2", "small"])
+    # ... and a 2-frame timestamp wait FIFO per port (first beats wait for room)
+    {"PORT_COUNT": 1, "PKT_SLOTS": 4, "BATCH_SLOTS": 2, "DESC_BATCH": 4, "MAX_DESC_PER_PKT": 6,
+     "TS_WAIT_DEPTH": 2, "TS_TAG_W": 2},
+    # the engine's own timestamps (no return path)
+    {"PORT_COUNT": 2, "TS_RET_EN": 0},
+], ids=["p1", "p2", "small", "p2_noret"])
 def test_beryl_nic_tx_engine(params):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
     import beryl_sim
