@@ -26,6 +26,16 @@ module beryl_nic_if #(
   parameter int          TX_SCHED     = 0,       // ports' scheduler: 0 round robin, 1 token bucket, 2 TDMA
   parameter int          TDMA_SLOTS_MAX  = 8,    // TX_SCHED 2: slots per period, 1..32
   parameter int          TDMA_PARK_BEATS = 256,  // TX_SCHED 2: gate park buffer per port, beats (0: none)
+  // TX timestamps (docs/blocks/ptp.md): 0 = stamped here at each port's output (after the scheduler block
+  // and TDMA gate) when a frame's first beat is taken; 1 = returned by the MACs on s_tx_ts_* for the tag
+  // of m_axis_tx_tag (the MAC's own start-of-frame time)
+  parameter int          TX_TS_SRC    = 0,
+  parameter int          TX_TS_TAG_W  = 8,       // tag width, bits, > clog2(TX_TS_WAIT_DEPTH), <= 16
+  // frames per port between the TX engine and their timestamp; the TDMA gate can hold PARK_FRAMES (32)
+  parameter int          TX_TS_WAIT_DEPTH = (TX_SCHED == 2) ? 64 : 16,
+  // cycles the oldest frame of a port waits for its timestamp before it completes with 0 (4.2 ms at
+  // 250 MHz: longer than any TDMA hold of a sensible schedule); 0 = forever (a lost return can stall a port)
+  parameter int          TX_TS_TIMEOUT = 1 << 20,
   parameter int          DATA_W       = 512,     // MAC stream width: 512 only
   parameter int          LEN_W        = 17,      // DMA length width
   parameter int          TAG_W        = 8,       // DMA tag width of this interface's channels
@@ -102,6 +112,12 @@ module beryl_nic_if #(
   output logic [PORT_COUNT-1:0]           m_axis_tx_tvalid,
   input  wire logic [PORT_COUNT-1:0]      m_axis_tx_tready,
   output logic [PORT_COUNT-1:0]           m_axis_tx_tlast,
+  output logic [PORT_COUNT*TX_TS_TAG_W-1:0] m_axis_tx_tag,    // with every beat: the frame's TX timestamp tag
+  // TX_TS_SRC 1: per port, the start-of-frame time (completion format, beryl_nic_pkg::ts_of_tod, before the
+  // PORT_TX_TS_CORR correction, which is added here) of the frame with this tag, in frame order
+  input  wire logic [PORT_COUNT-1:0]      s_tx_ts_valid,
+  input  wire logic [PORT_COUNT*TX_TS_TAG_W-1:0] s_tx_ts_tag,
+  input  wire logic [PORT_COUNT*64-1:0]   s_tx_ts,
   input  wire logic [PORT_COUNT*DATA_W-1:0]   s_axis_rx_tdata,
   input  wire logic [PORT_COUNT*DATA_W/8-1:0] s_axis_rx_tkeep,
   input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tvalid,
@@ -165,6 +181,7 @@ module beryl_nic_if #(
   logic [PORT_COUNT*32-1:0] port_tx_pkts, port_tx_bytes, port_rx_pkts, port_rx_bytes;
   logic [PORT_COUNT*32-1:0] port_tx_drops, port_rx_drops;
   logic [PORT_COUNT*32-1:0] port_tx_ts_corr, port_rx_ts_corr;
+  logic [PORT_COUNT*32-1:0] port_tx_ts_mismatch, port_tx_ts_timeout, port_tx_ts_spurious;
   logic [21*32-1:0] counters;
   logic [PORT_COUNT-1:0]    sch_req_valid, sch_done;
   logic                     sch_req_we;
@@ -172,14 +189,43 @@ module beryl_nic_if #(
   logic [PORT_COUNT*32-1:0] sch_rdata;
 
   // ------------------------------------------------------------------ PTP timestamps per port
-  // TX: the port's corrected time; the TX engine keeps the value of the cycle a packet's first beat
-  // leaves. RX: the corrected time of the cycle a frame's first beat appeared (tvalid) on the port,
-  // held until the RX engine takes that beat (it serves one port at a time).
+  // TX: the time (corrected by PORT_TX_TS_CORR) of the cycle a frame's first beat is taken at the port
+  // output, i.e. after the scheduler block and TDMA gate, returned to the TX engine with the frame's tag
+  // (or, TX_TS_SRC 1, the MAC's time for the tag, corrected). RX: the corrected time of the cycle a
+  // frame's first beat appeared (tvalid) on the port, held until the RX engine takes that beat (it serves
+  // one port at a time).
   logic [PORT_COUNT*64-1:0] tx_ts, rx_ts;
+  logic [PORT_COUNT-1:0]    txs_valid;
+  logic [PORT_COUNT*TX_TS_TAG_W-1:0] txs_tag;
+  logic [PORT_COUNT*64-1:0] txs_ts;
   logic [PORT_COUNT-1:0]    rxc_mid_q, rxc_hold_q;
   logic [63:0]              rxc_ts_q [PORT_COUNT];
+  if (TX_TS_SRC != 0 && TX_TS_SRC != 1) begin : g_chk_ts
+    $error("%m: TX_TS_SRC must be 0 (stamped at the port output) or 1 (returned by the MACs)");
+  end
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_ts
     logic [63:0] rx_now;
+    if (TX_TS_SRC == 0) begin : g_stamp
+      // the port's stamper: one return per frame, the clock after its first beat was taken
+      logic txs_mid_q;
+      always_ff @(posedge clk) begin
+        txs_valid[p] <= m_axis_tx_tvalid[p] && m_axis_tx_tready[p] && !txs_mid_q;
+        txs_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W] <= m_axis_tx_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W];
+        txs_ts[p*64 +: 64] <= tx_ts[p*64 +: 64];
+        if (m_axis_tx_tvalid[p] && m_axis_tx_tready[p]) txs_mid_q <= !m_axis_tx_tlast[p];
+        if (rst) begin
+          txs_valid[p] <= 1'b0;
+          txs_mid_q    <= 1'b0;
+        end
+      end
+      // the MAC return inputs exist for a uniform interface; the stamper replaces them
+      logic unused_mac;
+      assign unused_mac = ^{s_tx_ts_valid[p], s_tx_ts_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W], s_tx_ts[p*64 +: 64]};
+    end else begin : g_mac
+      assign txs_valid[p] = s_tx_ts_valid[p];
+      assign txs_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W] = s_tx_ts_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W];
+      assign txs_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(s_tx_ts[p*64 +: 64], port_tx_ts_corr[p*32 +: 32]);
+    end
     assign tx_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(ptp_ts, port_tx_ts_corr[p*32 +: 32]);
     assign rx_now            = beryl_nic_pkg::ts_add(ptp_ts, port_rx_ts_corr[p*32 +: 32]);
     assign rx_ts[p*64 +: 64] = rxc_hold_q[p] ? rxc_ts_q[p] : rx_now;
@@ -275,6 +321,9 @@ module beryl_nic_if #(
     .port_rx_bytes     (port_rx_bytes),
     .port_tx_drops     (port_tx_drops),
     .port_rx_drops     (port_rx_drops),
+    .port_tx_ts_mismatch (port_tx_ts_mismatch),
+    .port_tx_ts_timeout  (port_tx_ts_timeout),
+    .port_tx_ts_spurious (port_tx_ts_spurious),
     .sch_req_valid     (sch_req_valid),
     .sch_req_we        (sch_req_we),
     .sch_req_off       (sch_req_off),
@@ -412,6 +461,7 @@ module beryl_nic_if #(
   logic [PORT_COUNT-1:0]          e_tvalid, e_tready, e_tlast;
   logic [PORT_COUNT*16-1:0]       e_len;
   logic [PORT_COUNT*TXQ_W-1:0]    e_qidx;
+  logic [PORT_COUNT*TX_TS_TAG_W-1:0] e_tag;
 
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_sched
     assign sch_sts_valid[p] = tx_sts_valid && (tx_sts_port == PSEL_W'(p));
@@ -421,7 +471,8 @@ module beryl_nic_if #(
       .MAX_CMDS    (SCHED_CMDS),
       .SLOTS_MAX   (TDMA_SLOTS_MAX),
       .PARK_BEATS  (TDMA_PARK_BEATS),
-      .DATA_W      (DATA_W)
+      .DATA_W      (DATA_W),
+      .TS_TAG_W    (TX_TS_TAG_W)
     ) u_sched (
       .clk           (clk),
       .rst           (rst),
@@ -452,11 +503,13 @@ module beryl_nic_if #(
       .s_axis_tlast  (e_tlast[p]),
       .s_axis_len    (e_len[p*16 +: 16]),
       .s_axis_qidx   (e_qidx[p*TXQ_W +: TXQ_W]),
+      .s_axis_tag    (e_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W]),
       .m_axis_tdata  (m_axis_tx_tdata[p*DATA_W +: DATA_W]),
       .m_axis_tkeep  (m_axis_tx_tkeep[p*DATA_W/8 +: DATA_W/8]),
       .m_axis_tvalid (m_axis_tx_tvalid[p]),
       .m_axis_tready (m_axis_tx_tready[p]),
-      .m_axis_tlast  (m_axis_tx_tlast[p])
+      .m_axis_tlast  (m_axis_tx_tlast[p]),
+      .m_axis_tag    (m_axis_tx_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W])
     );
   end
 
@@ -538,7 +591,10 @@ module beryl_nic_if #(
     .MAX_DESC_PER_PKT (MAX_DESC_PER_PKT),
     .LEN_W            (LEN_W),
     .TAG_W            (CTAG_W),
-    .RAM_ADDR_W       (REGION_W)
+    .RAM_ADDR_W       (REGION_W),
+    .TS_RET_EN        (1),
+    .TS_TAG_W         (TX_TS_TAG_W),
+    .TS_WAIT_DEPTH    (TX_TS_WAIT_DEPTH)
   ) u_tx (
     .clk                  (clk),
     .rst                  (rst),
@@ -590,7 +646,12 @@ module beryl_nic_if #(
     .m_axis_tx_tlast      (e_tlast),
     .m_axis_tx_len        (e_len),
     .m_axis_tx_qidx       (e_qidx),
+    .m_axis_tx_tag        (e_tag),
     .ptp_ts               (tx_ts),
+    .s_tx_ts_valid        (txs_valid),
+    .s_tx_ts_tag          (txs_tag),
+    .s_tx_ts              (txs_ts),
+    .ts_timeout           (32'(TX_TS_TIMEOUT)),
     .cpl_valid            (tcpl_valid),
     .cpl_ready            (tcpl_ready),
     .cpl_qidx             (tcpl_qidx),
@@ -605,7 +666,10 @@ module beryl_nic_if #(
     .dma_err_count        (tx_dma_err_count),
     .port_pkt_count       (port_tx_pkts),
     .port_byte_count      (port_tx_bytes),
-    .port_drop_count      (port_tx_drops)
+    .port_drop_count      (port_tx_drops),
+    .port_ts_mismatch_count (port_tx_ts_mismatch),
+    .port_ts_timeout_count  (port_tx_ts_timeout),
+    .port_ts_spurious_count (port_tx_ts_spurious)
   );
   assign c_rd_ram_addr[0 +: RAM_ADDR_W] = {2'd0, tx_rd_ram_addr};
 

@@ -97,6 +97,10 @@ module beryl_nic_if_regs #(
   input  wire logic [PORT_COUNT*32-1:0] port_rx_bytes,
   input  wire logic [PORT_COUNT*32-1:0] port_tx_drops,
   input  wire logic [PORT_COUNT*32-1:0] port_rx_drops,
+  // per port, TX timestamp return (beryl_nic_tx_engine): mismatches, timeouts, dropped returns
+  input  wire logic [PORT_COUNT*32-1:0] port_tx_ts_mismatch,
+  input  wire logic [PORT_COUNT*32-1:0] port_tx_ts_timeout,
+  input  wire logic [PORT_COUNT*32-1:0] port_tx_ts_spurious,
 
   // the selected port's scheduler registers (SCHED_* .. SCHED_BAD_STS): a one-cycle request to the
   // port's scheduler, answered by its done pulse
@@ -194,6 +198,9 @@ module beryl_nic_if_regs #(
   localparam int O_PORT_RXD  = beryl_regs_pkg::NIC_IF_PORT_RX_DROPS_OFFSET;
   localparam int O_PORT_TXC  = beryl_regs_pkg::NIC_IF_PORT_TX_TS_CORR_OFFSET;
   localparam int O_PORT_RXC  = beryl_regs_pkg::NIC_IF_PORT_RX_TS_CORR_OFFSET;
+  localparam int O_PORT_TSM  = beryl_regs_pkg::NIC_IF_PORT_TX_TS_MISMATCH_OFFSET;
+  localparam int O_PORT_TST  = beryl_regs_pkg::NIC_IF_PORT_TX_TS_TIMEOUT_OFFSET;
+  localparam int O_PORT_TSS  = beryl_regs_pkg::NIC_IF_PORT_TX_TS_SPURIOUS_OFFSET;
   localparam int O_SCH_FIRST = beryl_regs_pkg::NIC_IF_SCHED_Q_SEL_OFFSET;
   localparam int O_SCH_LAST  = beryl_regs_pkg::NIC_IF_SCHED_BAD_STS_OFFSET;
 
@@ -252,6 +259,9 @@ module beryl_nic_if_regs #(
     if (off == O_PORT_RXD)  direct_rd = port_ok ? port_rx_drops[32*psel +: 32] : 32'h0;
     if (off == O_PORT_TXC)  direct_rd = port_ok ? port_txc_q[psel] : 32'h0;
     if (off == O_PORT_RXC)  direct_rd = port_ok ? port_rxc_q[psel] : 32'h0;
+    if (off == O_PORT_TSM)  direct_rd = port_ok ? port_tx_ts_mismatch[32*psel +: 32] : 32'h0;
+    if (off == O_PORT_TST)  direct_rd = port_ok ? port_tx_ts_timeout[32*psel +: 32] : 32'h0;
+    if (off == O_PORT_TSS)  direct_rd = port_ok ? port_tx_ts_spurious[32*psel +: 32] : 32'h0;
   end
 
   // ------------------------------------------------------------------ access sequencer

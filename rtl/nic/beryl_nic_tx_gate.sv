@@ -100,7 +100,8 @@ module beryl_nic_tx_gate #(
   localparam int  PB_W    = PARK_EN ? $clog2(PARK_BEATS) : 1;
   localparam int  PF_W    = $clog2(PARK_FRAMES);
   localparam int  PBEAT_W = DATA_W + KEEP_W + 1;               // {last, keep, data}
-  localparam int  DESC_W  = 1 + 1 + SLOTS_MAX + NEED_W + USER_W + 16 + QI_W;  // {held, off, mask, need, user, len, qidx}
+  // {held, off, mask, need, user, len, qidx}
+  localparam int  DESC_W  = 1 + 1 + SLOTS_MAX + NEED_W + USER_W + 16 + QI_W;
 
   localparam logic [1:0] O_IDLE   = 2'd0;
   localparam logic [1:0] O_STREAM = 2'd1;

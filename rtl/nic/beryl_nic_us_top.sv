@@ -437,6 +437,13 @@ module beryl_nic_us_top #(
       .m_axis_tx_tvalid     (m_axis_tx_tvalid[i*PORT_COUNT +: PORT_COUNT]),
       .m_axis_tx_tready     (m_axis_tx_tready[i*PORT_COUNT +: PORT_COUNT]),
       .m_axis_tx_tlast      (m_axis_tx_tlast[i*PORT_COUNT +: PORT_COUNT]),
+      // TX timestamps from the interface's own stamper at its port outputs (no MAC here)
+      /* verilator lint_off PINCONNECTEMPTY */
+      .m_axis_tx_tag        (),
+      /* verilator lint_on PINCONNECTEMPTY */
+      .s_tx_ts_valid        ('0),
+      .s_tx_ts_tag          ('0),
+      .s_tx_ts              ('0),
       .s_axis_rx_tdata      (s_axis_rx_tdata[i*PORT_COUNT*512 +: PORT_COUNT*512]),
       .s_axis_rx_tkeep      (s_axis_rx_tkeep[i*PORT_COUNT*64 +: PORT_COUNT*64]),
       .s_axis_rx_tvalid     (s_axis_rx_tvalid[i*PORT_COUNT +: PORT_COUNT]),

@@ -358,6 +358,9 @@ package beryl_regs_pkg;
   localparam logic [31:0] NIC_IF_PORT_TX_TS_CORR_RESET = 32'h00000000;
   localparam int unsigned NIC_IF_PORT_RX_TS_CORR_OFFSET = 352;          // RW Port RX timestamp correction
   localparam logic [31:0] NIC_IF_PORT_RX_TS_CORR_RESET = 32'h00000000;
+  localparam int unsigned NIC_IF_PORT_TX_TS_MISMATCH_OFFSET = 356;      // RO Port TX timestamp mismatches
+  localparam int unsigned NIC_IF_PORT_TX_TS_TIMEOUT_OFFSET = 360;       // RO Port TX timestamp timeouts
+  localparam int unsigned NIC_IF_PORT_TX_TS_SPURIOUS_OFFSET = 364;      // RO Port TX timestamps dropped
   localparam int unsigned NIC_IF_SCHED_Q_SEL_OFFSET = 368;              // RW Scheduler queue select
   localparam logic [31:0] NIC_IF_SCHED_Q_SEL_RESET = 32'h00000000;
   localparam int unsigned NIC_IF_SCHED_Q_SEL_QUEUE_LSB = 0;

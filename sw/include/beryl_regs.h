@@ -352,6 +352,9 @@
 #define BERYL_NIC_IF_PORT_TX_TS_CORR_RESET 0x00000000u
 #define BERYL_NIC_IF_PORT_RX_TS_CORR_OFFSET 352u                /* RW Port RX timestamp correction */
 #define BERYL_NIC_IF_PORT_RX_TS_CORR_RESET 0x00000000u
+#define BERYL_NIC_IF_PORT_TX_TS_MISMATCH_OFFSET 356u            /* RO Port TX timestamp mismatches */
+#define BERYL_NIC_IF_PORT_TX_TS_TIMEOUT_OFFSET 360u             /* RO Port TX timestamp timeouts */
+#define BERYL_NIC_IF_PORT_TX_TS_SPURIOUS_OFFSET 364u            /* RO Port TX timestamps dropped */
 #define BERYL_NIC_IF_SCHED_Q_SEL_OFFSET 368u                    /* RW Scheduler queue select */
 #define BERYL_NIC_IF_SCHED_Q_SEL_RESET 0x00000000u
 #define BERYL_NIC_IF_SCHED_Q_SEL_QUEUE_LSB 0u

@@ -353,6 +353,9 @@ NIC_IF_PORT_TX_TS_CORR_OFFSET = 348                     # RW Port TX timestamp c
 NIC_IF_PORT_TX_TS_CORR_RESET = 0x00000000
 NIC_IF_PORT_RX_TS_CORR_OFFSET = 352                     # RW Port RX timestamp correction
 NIC_IF_PORT_RX_TS_CORR_RESET = 0x00000000
+NIC_IF_PORT_TX_TS_MISMATCH_OFFSET = 356                 # RO Port TX timestamp mismatches
+NIC_IF_PORT_TX_TS_TIMEOUT_OFFSET = 360                  # RO Port TX timestamp timeouts
+NIC_IF_PORT_TX_TS_SPURIOUS_OFFSET = 364                 # RO Port TX timestamps dropped
 NIC_IF_SCHED_Q_SEL_OFFSET = 368                         # RW Scheduler queue select
 NIC_IF_SCHED_Q_SEL_RESET = 0x00000000
 NIC_IF_SCHED_Q_SEL_QUEUE_LSB = 0
@@ -723,6 +726,9 @@ BLOCKS = {
             'PORT_RX_DROPS': {'offset': 0x158, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'PORT_TX_TS_CORR': {'offset': 0x15c, 'access': 'RW', 'reset': 0x00000000, 'fields': {'CORR': (0, 32)}},
             'PORT_RX_TS_CORR': {'offset': 0x160, 'access': 'RW', 'reset': 0x00000000, 'fields': {'CORR': (0, 32)}},
+            'PORT_TX_TS_MISMATCH': {'offset': 0x164, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_TX_TS_TIMEOUT': {'offset': 0x168, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'PORT_TX_TS_SPURIOUS': {'offset': 0x16c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'SCHED_Q_SEL': {'offset': 0x170, 'access': 'RW', 'reset': 0x00000000, 'fields': {'QUEUE': (0, 16)}},
             'SCHED_Q_CMD': {'offset': 0x174, 'access': 'RW', 'reset': 0x00000000, 'fields': {'OP': (0, 2), 'ERR': (8, 1)}},
             'SCHED_Q_RATE': {'offset': 0x178, 'access': 'RW', 'reset': 0x00000000, 'fields': {'RATE': (0, 32)}},
