@@ -594,7 +594,9 @@ module beryl_nic_if #(
     .RAM_ADDR_W       (REGION_W),
     .TS_RET_EN        (1),
     .TS_TAG_W         (TX_TS_TAG_W),
-    .TS_WAIT_DEPTH    (TX_TS_WAIT_DEPTH)
+    .TS_WAIT_DEPTH    (TX_TS_WAIT_DEPTH),
+    // the TDMA gate's park buffer lets a port's frames pass each other: their times come back out of order
+    .TS_RET_ORDERED   ((TX_SCHED == 2) ? 0 : 1)
   ) u_tx (
     .clk                  (clk),
     .rst                  (rst),

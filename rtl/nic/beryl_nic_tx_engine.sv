@@ -29,7 +29,10 @@ module beryl_nic_tx_engine #(
   // engine's own: ptp_ts of the cycle the frame's first beat left it (returns ignored, tags still sent)
   parameter int TS_RET_EN        = 1,
   parameter int TS_TAG_W         = 8,       // tag width, bits, clog2(TS_WAIT_DEPTH)+1..16
-  parameter int TS_WAIT_DEPTH    = 16       // per port: frames between first beat out and completion, 2^n, 2..256
+  parameter int TS_WAIT_DEPTH    = 16,      // per port: frames between first beat out and completion, 2^n, 2..256
+  // 1: returns come in frame order, a later frame's time makes older waiting frames mismatches (time 0);
+  // 0: any order (frames reordered after the engine, e.g. by a TDMA gate's park buffer): timeout only
+  parameter int TS_RET_ORDERED   = 1
 ) (
   input  wire logic                             clk,
   input  wire logic                             rst,
@@ -819,10 +822,11 @@ module beryl_nic_tx_engine #(
 
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_wq
     beryl_nic_tx_ts_wait #(
-      .ENT_W  (WENT_W),
-      .TAG_W  (TS_TAG_W),
-      .DEPTH  (TS_WAIT_DEPTH),
-      .RET_EN (TS_RET_EN)
+      .ENT_W    (WENT_W),
+      .TAG_W    (TS_TAG_W),
+      .DEPTH    (TS_WAIT_DEPTH),
+      .RET_EN   (TS_RET_EN),
+      .IN_ORDER (TS_RET_ORDERED)
     ) u_wait (
       .clk            (clk),
       .rst            (rst),

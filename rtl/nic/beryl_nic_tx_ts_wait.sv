@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One port's TX completions waiting for their start-of-frame timestamp (docs/blocks/ptp.md, "TX timestamp
 // return"): a FIFO filled when a frame's first beat leaves the TX engine (its tag = the FIFO's write count),
-// resolved by a returned (tag, time), by a later frame's return (mismatch) or a timeout, released in order
+// resolved by a returned (tag, time), by a later frame's return (IN_ORDER: mismatch) or a timeout, released in order
 // once the frame's last beat has left. One allocation, one return, one resolution and one release per clock.
 `default_nettype none
 
@@ -9,7 +9,11 @@ module beryl_nic_tx_ts_wait #(
   parameter int ENT_W  = 64,   // completion fields kept per frame, bits, >= 1
   parameter int TAG_W  = 8,    // tag width, bits, clog2(DEPTH)+1..16
   parameter int DEPTH  = 16,   // frames waiting at most (first beat left, completion not released), 2^n, 2..256
-  parameter int RET_EN = 1     // 1: frames that need a time wait for a return; 0: returns ignored (never counted)
+  parameter int RET_EN = 1,    // 1: frames that need a time wait for a return; 0: returns ignored (never counted)
+  // 1: returns come in frame order (a MAC, no reordering between): a later frame's time resolves the older
+  // frames still without one as mismatches (time 0); 0: any order within the waiting frames (a TDMA gate
+  // with a park buffer lets frames pass each other): a lost return is resolved by the timeout only
+  parameter int IN_ORDER = 1
 ) (
   input  wire logic              clk,
   input  wire logic              rst,
@@ -79,8 +83,8 @@ module beryl_nic_tx_ts_wait #(
   assign tp_any  = tp_q != wr_q;
   assign tp_got  = !need_q[tp_idx] || got_q[tp_idx] || (hit && ret_off == '0);
   assign tp_wait = tp_any && !tp_got;
-  assign adv_mm  = tp_wait && skip_v_q;
-  assign adv_to  = tp_wait && !skip_v_q && timeout != '0 && age_q >= timeout;
+  assign adv_mm  = IN_ORDER != 0 && tp_wait && skip_v_q;
+  assign adv_to  = tp_wait && !adv_mm && timeout != '0 && age_q >= timeout;
   assign adv     = tp_any && (tp_got || adv_mm || adv_to);
 
   // release: resolved, and not the newest frame while its last beat is still to go
