@@ -30,9 +30,10 @@ module beryl_nic_if #(
   // and TDMA gate) when a frame's first beat is taken; 1 = returned by the MACs on s_tx_ts_* for the tag
   // of m_axis_tx_tag (the MAC's own start-of-frame time)
   parameter int          TX_TS_SRC    = 0,
-  parameter int          TX_TS_TAG_W  = 8,       // tag width, bits, > clog2(TX_TS_WAIT_DEPTH), <= 16
-  // frames per port between the TX engine and their timestamp; the TDMA gate can hold PARK_FRAMES (32)
-  parameter int          TX_TS_WAIT_DEPTH = (TX_SCHED == 2) ? 64 : 16,
+  // frames per port from leaving the TX engine to their completion (released in order): with TDMA, the frames
+  // that pass a parked frame while it waits for its slot count too (see docs/blocks/ptp.md, Limits)
+  parameter int          TX_TS_WAIT_DEPTH = (TX_SCHED == 2) ? 256 : 16,
+  parameter int          TX_TS_TAG_W  = $clog2(TX_TS_WAIT_DEPTH) + 1,  // tag width, bits, > clog2(depth), <= 16
   // cycles the oldest frame of a port waits for its timestamp before it completes with 0 (4.2 ms at
   // 250 MHz: longer than any TDMA hold of a sensible schedule); 0 = forever (a lost return can stall a port)
   parameter int          TX_TS_TIMEOUT = 1 << 20,

@@ -263,6 +263,9 @@ struct beryl_port_stats {
 	uint32_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
 	uint32_t tx_drops;      /* packets of the port's queues not sent (bad descriptor, DMA error) */
 	uint32_t rx_drops;      /* frames received on the port and not delivered, any reason */
+	/* TX timestamp return (docs/blocks/ptp.md): completions given timestamp 0 because a later frame's
+	 * time came first / none came in time, and returned times that matched no waiting frame */
+	uint32_t tx_ts_mismatch, tx_ts_timeout, tx_ts_dropped;
 	bool tx_enable;
 };
 int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stats *out);

@@ -61,7 +61,8 @@ int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stat
 	static const uint32_t regs[] = {
 		BERYL_NIC_IF_PORT_CTRL_OFFSET, BERYL_NIC_IF_PORT_TX_PKTS_OFFSET, BERYL_NIC_IF_PORT_TX_BYTES_OFFSET,
 		BERYL_NIC_IF_PORT_RX_PKTS_OFFSET, BERYL_NIC_IF_PORT_RX_BYTES_OFFSET, BERYL_NIC_IF_PORT_TX_DROPS_OFFSET,
-		BERYL_NIC_IF_PORT_RX_DROPS_OFFSET,
+		BERYL_NIC_IF_PORT_RX_DROPS_OFFSET, BERYL_NIC_IF_PORT_TX_TS_MISMATCH_OFFSET,
+		BERYL_NIC_IF_PORT_TX_TS_TIMEOUT_OFFSET, BERYL_NIC_IF_PORT_TX_TS_SPURIOUS_OFFSET,
 	};
 	enum { NREG = sizeof(regs) / sizeof(regs[0]) };
 	struct beryl_access a[NREG + 1];
@@ -84,5 +85,8 @@ int beryl_port_stats(struct beryl_if *nif, unsigned port, struct beryl_port_stat
 	s->rx_bytes = a[5].val;
 	s->tx_drops = a[6].val;
 	s->rx_drops = a[7].val;
+	s->tx_ts_mismatch = a[8].val;
+	s->tx_ts_timeout = a[9].val;
+	s->tx_ts_dropped = a[10].val;
 	return 0;
 }

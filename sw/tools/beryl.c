@@ -338,13 +338,18 @@ static int cmd_stats(struct beryl_dev *dev, const struct opts *o)
 				return fail(err, "stats");
 			if (o->json)
 				printf("%s{\"port\": %u, \"tx_enable\": %s, \"tx_pkts\": %u, \"tx_bytes\": %u, "
-				       "\"tx_drops\": %u, \"rx_pkts\": %u, \"rx_bytes\": %u, \"rx_drops\": %u}",
+				       "\"tx_drops\": %u, \"rx_pkts\": %u, \"rx_bytes\": %u, \"rx_drops\": %u, "
+				       "\"tx_ts_mismatch\": %u, \"tx_ts_timeout\": %u, \"tx_ts_dropped\": %u}",
 				       port ? ", " : "", port, ps.tx_enable ? "true" : "false", ps.tx_pkts, ps.tx_bytes,
-				       ps.tx_drops, ps.rx_pkts, ps.rx_bytes, ps.rx_drops);
+				       ps.tx_drops, ps.rx_pkts, ps.rx_bytes, ps.rx_drops, ps.tx_ts_mismatch,
+				       ps.tx_ts_timeout, ps.tx_ts_dropped);
 			else
 				printf("  port %u: tx %u pkts %u bytes %u drops, rx %u pkts %u bytes %u drops%s\n", port,
 				       ps.tx_pkts, ps.tx_bytes, ps.tx_drops, ps.rx_pkts, ps.rx_bytes, ps.rx_drops,
 				       ps.tx_enable ? "" : " (tx disabled)");
+			if (!o->json && (ps.tx_ts_mismatch || ps.tx_ts_timeout || ps.tx_ts_dropped || o->all))
+				printf("  port %u: tx timestamps %u mismatched, %u timed out, %u returns dropped\n", port,
+				       ps.tx_ts_mismatch, ps.tx_ts_timeout, ps.tx_ts_dropped);
 		}
 		if (o->json)
 			printf("], \"queues\": [");

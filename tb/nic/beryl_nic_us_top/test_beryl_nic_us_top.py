@@ -14,7 +14,7 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.triggers import ClockCycles
+from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Dot1Q, Ether
@@ -41,6 +41,36 @@ def param(dut, name):
     return int(getattr(dut, name).value)
 
 
+
+
+def tod_units(tod):
+    """A 96-bit PTP time of day {sec48, ns32, fns16} in 2^-16 ns."""
+    return (((tod >> 48) * N.NS_PER_S + ((tod >> 16) & 0xFFFFFFFF)) << 16) | (tod & 0xFFFF)
+
+
+class FirstBeatMonitor:
+    """The NIC's PTP time (the wrapper's ptp_tod, 2^-16 ns) in the cycle each frame's first beat is taken
+    on one stream (valid, ready, last: handles; bit: the port's bit), in stream order. With `data` (the
+    stream's tdata, 512 bits per port), (time, byte `key`) pairs instead."""
+
+    def __init__(self, dut, valid, ready, last, bit=0, data=None, key=14):
+        self.dut, self.valid, self.ready, self.last, self.bit = dut, valid, ready, last, bit
+        self.data, self.key = data, key
+        self.starts = []
+        self.mid = False
+        cocotb.start_soon(self.run())
+
+    async def run(self):
+        while True:
+            await RisingEdge(self.dut.clk)
+            await ReadOnly()
+            if int(self.valid.value) >> self.bit & 1 and int(self.ready.value) >> self.bit & 1:
+                if not self.mid:
+                    t = tod_units(int(self.dut.ptp_tod.value))
+                    if self.data is not None:
+                        t = (t, int(self.data.value) >> (512 * self.bit + 8 * self.key) & 0xFF)
+                    self.starts.append(t)
+                self.mid = not int(self.last.value) >> self.bit & 1
 
 
 def raw_frame(rng, length):
@@ -426,7 +456,9 @@ async def test_timestamps(dut):
     (one register stage: a frame's first beat shows on the RX side one clock after it left). Every TX
     and RX completion carries a timestamp; RX - TX is exactly one clock (4 ns) for every frame, all
     timestamps lie between clock reads taken before and after and rise frame by frame, the seconds
-    roll over on the way, and the per-port corrections add as set (+100 ns TX, -30.5 ns RX)."""
+    roll over on the way, and the per-port corrections add as set (+100 ns TX, -30.5 ns RX). This test's
+    monitor of the NIC's port samples the PTP time at every first beat: each TX timestamp is exactly that
+    time plus the correction (the stamper at the port output returns it with the frame's tag)."""
     tb, dev = await setup(dut, seed=11)
     ptp = dev.ptp
     assert ptp is not None and ptp.nom_incr == 4 << 32
@@ -437,11 +469,13 @@ async def test_timestamps(dut):
         await nif.start(txq_count=1, rxq_count=1, log_size=5)
     sec0 = 0x2_0003          # above 2^17: the 18-bit seconds in the timestamp need extending
     clk = 4 << 16            # one clock in 2^-16 ns
+    mon = FirstBeatMonitor(dut, dut.tx_tvalid, dut.tx_tready, dut.tx_tlast, bit=0)
 
     async def run(n, corr_tx, corr_rx, gap=0):
         await a.set_ts_corr(0, tx_units=corr_tx)
         await b.set_ts_corr(0, rx_units=corr_rx)
         t0 = await ptp.get_time()
+        m0 = len(mon.starts)
         frames = [raw_frame(tb.rng, tb.rng.randrange(60, 1515)) for _ in range(n)]
         await send_all(dut, a, frames[:n // 2])
         await ClockCycles(dut.clk, gap)
@@ -458,6 +492,11 @@ async def test_timestamps(dut):
             assert rxu[k] - txu[k] == clk + corr_rx - corr_tx, \
                 f"frame {k}: RX - TX = {(rxu[k] - txu[k]) / 65536} ns"
         assert txu == sorted(txu) and len(set(txu)) == n
+        starts = mon.starts[m0:]
+        assert len(starts) == n, f"{len(starts)} frames seen on the port, {n} sent"
+        for k in range(n):
+            assert txu[k] - corr_tx == starts[k], \
+                f"frame {k}: TX timestamp {(txu[k] - corr_tx - starts[k]) / 65536} ns off the port's first beat"
         return txu
 
     # the second rolls over 20 us after the set; the second half of the frames leaves 40 us after the first

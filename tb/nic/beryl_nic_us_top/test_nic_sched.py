@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE.parents[1] / "common"))
 sys.path.insert(0, str(HERE))
 from model import beryl_nic as N  # noqa: E402
 from model import beryl_regs as R  # noqa: E402
-from test_beryl_nic_us_top import raw_frame, setup as nic_setup  # noqa: E402
+from test_beryl_nic_us_top import FirstBeatMonitor, raw_frame, setup as nic_setup, tod_units  # noqa: E402
 
 FX = 1 << 24
 
@@ -72,7 +72,7 @@ class PortMonitor:
             nbytes = bin(int(d.tx_tkeep.value) & ((1 << 64) - 1)).count("1")
             if self.cur is None:
                 data = (int(d.tx_tdata.value) & ((1 << 512) - 1)).to_bytes(64, "little")
-                self.cur = dict(q=data[14], len=0, c0=self.cycle, t0=t)
+                self.cur = dict(q=data[14], len=0, c0=self.cycle, t0=t, u0=tod_units(tod))
                 self.wire_ns = max(self.wire_ns, t) + 8 * self.nspb       # preamble + SFD
             self.cur["len"] += nbytes
             self.wire_ns = max(self.wire_ns, t) + nbytes * self.nspb
@@ -119,6 +119,7 @@ async def post_and_wait(dut, nif, per_q, timeout_cycles=2000000):
         await ClockCycles(dut.clk, 500)
     assert len(got) == want, f"{len(got)}/{want} TX completions"
     assert all(c.status == 0 for c in got)
+    return got
 
 
 @cocotb.test()
@@ -199,18 +200,31 @@ async def tdma_run(dut, tb, dev, nif, gate, guard_ns, n_frames, period=20000, sl
     assert ctrl & R.NIC_IF_TDMA_CTRL_CFG_ERR_MASK == 0
     per_q = {q: [frame(rng, q, rng.randrange(60, max_len + 1)) for _ in range(n_frames)] for q in (0, 1)}
     mon = PortMonitor(dut)
-    await post_and_wait(dut, nif, per_q)
-    # a TX completion is written when a frame leaves the TX engine; the gate may still hold it (parked
-    # until its queue's slot opens again): wait up to a period for the port to see every frame
+    # the TX engine's stream into port 0's scheduler block (the gate), before any hold
+    u_if = dut.u_nic.g_if[0].u_if
+    eng = FirstBeatMonitor(dut, u_if.e_tvalid, u_if.e_tready, u_if.e_tlast, bit=0, data=u_if.e_tdata)
+    cpls = await post_and_wait(dut, nif, per_q)
+    # a TX completion waits for the time its frame's first beat leaves the port (after the gate), so
+    # every frame has been seen on the port once its completion is in
     want = sum(len(f) for f in per_q.values())
-    for _ in range(period // 4 // 100 + 1):
-        if len(mon.frames) >= want:
-            break
-        await ClockCycles(dut.clk, 100)
+    assert len(mon.frames) == want, f"{len(mon.frames)} frames on the port, {want} completions"
     await ClockCycles(dut.clk, 50)
     for q in (0, 1):
         assert [f["len"] for f in mon.frames if f["q"] == q] == [len(x) for x in per_q[q]]
-    return mon.frames, start, period, slot
+    # each TX completion's timestamp is the PTP time of the cycle its frame's first beat left the port
+    # (the queue's k-th completion is its k-th frame: the gate keeps a queue's order)
+    holds = []
+    for q in (0, 1):
+        fr = [f for f in mon.frames if f["q"] == q]
+        cq = [c for c in cpls if c.queue == q]
+        eq = [t for t, b in eng.starts if b == q]
+        assert len(cq) == len(fr) == len(eq)
+        for k, (c, f, te) in enumerate(zip(cq, fr, eq)):
+            u = N.ts_units(c.timestamp, sec)
+            assert u == f["u0"], f"queue {q} frame {k}: TX timestamp {(u - f['u0']) / 65536} ns off the port's time"
+            assert f["u0"] - te >= 4 << 16, f"queue {q} frame {k}: left the port before the gate's register stage"
+            holds.append((f["u0"] - te) / 65536)
+    return mon.frames, start, period, slot, holds
 
 
 def own_spill(frames, start, period, slot):
@@ -250,7 +264,7 @@ async def test_tdma(dut):
 
     # gate on, own slot: every frame inside a slot of its queue
     # a short guard: the TX engine still holds frames at the edges, the gate has to hold them back
-    frames, start, period, slot = await tdma_run(dut, tb, dev, nif, gate=1, guard_ns=300, n_frames=240)
+    frames, start, period, slot, holds = await tdma_run(dut, tb, dev, nif, gate=1, guard_ns=300, n_frames=240)
     edges = set()
     for k, f in enumerate(frames):
         s0, s1 = slot_of(f["t0"], start, period, slot), slot_of(f["t_end"], start, period, slot)
@@ -266,9 +280,17 @@ async def test_tdma(dut):
                   await nif.rd("TDMA_OFFSLOT"), await nif.rd("TDMA_OVERRUN"))
     assert hold + park > 0, "the gate never held a frame: the edges were not exercised"
     assert await nif.rd("TDMA_OVERRUN") == 0 and await nif.rd("SCHED_BAD_STS") == 0
+    # the timestamps (= the port's times, checked in tdma_run) include the time frames waited in the gate
+    held = [h for h in holds if h > 100]
+    dut._log.info("gate on: TX engine to port %.0f ns (min), %d frames held by the gate, %.0f..%.0f ns, "
+                  "in their timestamps", min(holds), len(held), min(held, default=0), max(holds))
+    assert held and max(holds) > 1000, "no frame's timestamp shows a hold by the gate"
+    ts_err = [await nif.rd(k) for k in ("PORT_TX_TS_MISMATCH", "PORT_TX_TS_TIMEOUT", "PORT_TX_TS_SPURIOUS")]
+    assert ts_err == [0, 0, 0], f"timestamp return counters {ts_err}"
 
     # gate off, no guard: what the engine holds when a slot closes leaves after the edge
-    frames, start, period, slot = await tdma_run(dut, tb, dev, nif, gate=0, guard_ns=0, n_frames=240)
+    frames, start, period, slot, holds = await tdma_run(dut, tb, dev, nif, gate=0, guard_ns=0, n_frames=240)
+    dut._log.info("gate off: TX engine to port %.0f..%.0f ns", min(holds), max(holds))
     assert all(f["t0"] >= start for f in frames), "a frame left before the schedule started"
     spill = own_spill(frames, start, period, slot)
     dut._log.info("gate off, no guard: spill past the slot edge up to %.1f ns", spill)
@@ -288,7 +310,7 @@ async def tdma_bench(dut):
     n_frames = int(2.5 * slot / (8 / gbps) / 787)          # 2.5 slots of mixed frames per queue
     out = []
     for gate, guard in [(0, 0)] + [(1, int(g)) for g in os.environ["BENCH_GUARDS"].split(",")]:
-        frames, start, _, _ = await tdma_run(dut, tb, dev, nif, gate, guard, n_frames, period, slot)
+        frames, start, _, _, _ = await tdma_run(dut, tb, dev, nif, gate, guard, n_frames, period, slot)
         spill = own_spill(frames, start, period, slot)
         busy = sum((f["len"] + 24) * 8 / gbps for f in frames)
         span = max(f["t_end"] for f in frames) - start
