@@ -18,7 +18,9 @@ FCS (4) after its bytes and 12 bytes of gap after. A frame's "end" is when its l
   backlog larger than a slot holds. With the gate on (own slot) every frame starts and ends inside a
   slot of its queue; the schedule's slots are computed here from the programmed start and the sampled
   PTP time. With the gate off and no guard, frames run past the slot edge (the check has teeth), and
-  the spill is reported.
+  the spill is reported. Every TX completion's timestamp equals the PTP time the monitor sampled at its
+  frame's first beat on the port; a second monitor on the TX engine's stream (before the gate) shows
+  that frames held by the gate carry the later (release) time.
 """
 import json
 import os
