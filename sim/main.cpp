@@ -29,7 +29,9 @@
 #include <vector>
 
 #include "Vberyl_nic_us_top.h"
+#include "Vberyl_nic_us_top___024root.h"
 #include "verilated.h"
+#include "sim_ports.h"
 #include "eth.hpp"
 #include "pcie_host.hpp"
 #include "usp_if.hpp"
@@ -94,6 +96,34 @@ static double wall_now() {
 }
 
 // ----------------------------------------------------------------------------- options
+// The model's inputs: every port of beryl_nic_us_top but clk (BERYL_SIM_INPUTS, read off the verilated
+// header by the Makefile into sim_ports.h, with BERYL_SIM_OUTPUTS). A cycle whose inputs equal
+// those of the previous rising-edge eval needs no falling-edge eval: that eval already settled the
+// combinational logic for exactly these inputs (every flop in the RTL is clocked on the rising edge).
+// a copy of a list of the model's ports (BERYL_SIM_INPUTS or BERYL_SIM_OUTPUTS)
+#define BERYL_PORT_SNAP(NAME, LIST)                                                            \
+  struct NAME {                                                                                \
+    LIST(BERYL_SNAP_DECL)                                                                      \
+    bool valid = false;                                                                        \
+    /* copy the ports; true if any differs from the copy taken last time */                     \
+    bool update(const Vberyl_nic_us_top* t) {                                                  \
+      bool diff = !valid;                                                                      \
+      LIST(BERYL_SNAP_CMP)                                                                     \
+      valid = true;                                                                            \
+      return diff;                                                                             \
+    }                                                                                          \
+  };
+#define BERYL_SNAP_DECL(n) std::remove_reference_t<decltype(std::declval<Vberyl_nic_us_top&>().n)> n{};
+#define BERYL_SNAP_CMP(n)                                 \
+  if (memcmp(&n, &t->n, sizeof n) != 0) {                 \
+    memcpy(static_cast<void*>(&n), &t->n, sizeof n);      \
+    diff = true;                                          \
+  }
+BERYL_PORT_SNAP(InputSnap, BERYL_SIM_INPUTS)
+BERYL_PORT_SNAP(OutputSnap, BERYL_SIM_OUTPUTS)
+#undef BERYL_SNAP_DECL
+#undef BERYL_SNAP_CMP
+
 struct Opts {
   int nics = 1;
   std::string socket_path = "/tmp/beryl-sim.sock";
@@ -112,6 +142,8 @@ struct Opts {
   uint64_t grace = 4096;
   uint64_t seed = 1;
   uint64_t bench_cycles = 0;  // run this many cycles (clocking even when idle) and exit
+  bool fast_edge = true;      // skip the falling-edge eval of cycles whose inputs did not change
+  bool check_fast_edge = false;  // evaluate those cycles anyway and die if an output changes
   bool no_default_wire = false;
   std::string ptp_probe;      // two NICs: write NIC 1's PTP time minus NIC 0's here, one line per sample
   double ptp_probe_ns = 1000; // sample interval, ns of global time
@@ -159,6 +191,9 @@ static void usage() {
           "  --idle-grace N         cycles to keep clocking after the last activity (default 4096)\n"
           "  --seed N               wire loss/reorder seed\n"
           "  --bench-cycles N       clock until NIC 0 made N cycles with no driver, print speed, exit\n"
+          "  --no-fast-edge         evaluate the model on every falling edge (default: only when its inputs changed)\n"
+          "  --check-fast-edge      evaluate it on every falling edge and stop with an error if a cycle that would\n"
+          "                         have been skipped changes an output (a test of the skip)\n"
           "  --quiet                no log on stderr\n",
           CFG_NAME, P_IF_COUNT, P_PORT_COUNT, NP);
 }
@@ -248,6 +283,8 @@ static Opts parse(int argc, char** argv) {
     else if (a == "--idle-grace") o.grace = strtoull(need(i), nullptr, 0);
     else if (a == "--seed") o.seed = strtoull(need(i), nullptr, 0);
     else if (a == "--bench-cycles") o.bench_cycles = strtoull(need(i), nullptr, 0);
+    else if (a == "--no-fast-edge") o.fast_edge = false;
+    else if (a == "--check-fast-edge") o.check_fast_edge = true;
     else if (a == "--ptp-probe") o.ptp_probe = need(i);
     else if (a == "--ptp-probe-ns") o.ptp_probe_ns = atof(need(i));
     else if (a == "--quiet") g_quiet = true;
@@ -378,7 +415,19 @@ class Nic {
     t->m_axis_tx_tready = txr;
 
     t->clk = 0;
-    t->eval();
+    if (!o_.fast_edge || snap_.update(t)) {
+      t->eval();
+      evals_fall_++;
+    } else if (o_.check_fast_edge) {
+      out_snap_.update(t);
+      t->eval();
+      if (out_snap_.update(t)) die("--check-fast-edge: cycle %llu: an output changed in a falling-edge eval with "
+                                   "unchanged inputs", (unsigned long long)cyc_);
+      checked_fall_++;
+    } else {
+      // nothing changed since the rising-edge eval settled the model: only arm the edge detector
+      t->rootp->__Vtrigprevexpr___TOP__clk__0 = 0;
+    }
 
     // handshakes (pre-edge values)
     uint32_t rx_fire = uint32_t(t->s_axis_rx_tvalid) & uint32_t(t->s_axis_rx_tready);
@@ -735,7 +784,7 @@ class Nic {
     char b[2048];
     auto& s = host_->st;
     int n = snprintf(b, sizeof b,
-        "{\"cycles\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
+        "{\"cycles\": %llu, \"falling_evals\": %llu, \"checked_skips\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
         "\"busy_wall_s\": %.6f, \"sim_time_ns\": %.1f, \"sim_time_ps\": %lld, \"clock_hz\": %.15g, %s, "
         "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
         "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
@@ -743,7 +792,7 @@ class Nic {
         "\"p_credit_wait_ns\": %.1f, \"np_credit_wait_ns\": %.1f, \"rq_stall_cycles\": %llu, \"fc_updates\": %llu, "
         "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
         "\"ports\": [",
-        (unsigned long long)cyc_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
+        (unsigned long long)cyc_, (unsigned long long)evals_fall_, (unsigned long long)checked_fall_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
         (unsigned long long)busy_cycles_, busy_wall_, now_ps_ / 1000.0, (long long)now_ps_, 1e12 / period_ps_,
         nic_json().c_str(),
         (unsigned long long)s.up_bytes, (unsigned long long)s.down_bytes, (unsigned long long)s.up_tlps,
@@ -898,6 +947,10 @@ class Nic {
   int64_t period_int_ = 4000;
   int64_t now_ps_ = 0;
   uint64_t cyc_ = 0, last_busy_ = 0, cycles_at_ready_ = 0, busy_cycles_ = 0, irq_dropped_ = 0;
+  uint64_t evals_fall_ = 0;   // falling-edge evals run (cycles whose inputs changed)
+  uint64_t checked_fall_ = 0;  // --check-fast-edge: skippable evals run and found to change nothing
+  InputSnap snap_;
+  OutputSnap out_snap_;
   double wall_start_ = 0, busy_wall_ = 0;
   int listen_fd_ = -1, client_fd_ = -1;
   std::deque<Reply> replies_;
