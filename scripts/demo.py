@@ -12,7 +12,10 @@ also on failure or Ctrl-C.
 Without root (namespaces and TAP devices need it) it says so and runs the in-simulator traffic
 test instead: frames from interface 0 over the simulated wire to interface 1, checked byte for byte.
 
-  demo.py [--seconds 5] [--udp-mbps 20] [--transfer-mb 4] [--json PATH]
+  demo.py [--seconds 5] [--udp-mbps 20] [--transfer-mb 4] [--json PATH] [--sim-var NAME=VALUE ...]
+
+--sim-var runs another simulator build (e.g. --sim-var DESC_BATCH=32), made up to date first like the
+default one.
 """
 import argparse
 import hashlib
@@ -45,12 +48,15 @@ def sh(*cmd, check=True, capture=False, timeout=120):
     return r
 
 
-def build():
+def build(sim_vars=()):
+    """The simulator (the default build, or the one with these sim/Makefile variables, e.g.
+    DESC_BATCH=32) and the driver, each brought up to date by make: a variant's binary run directly
+    may predate the RTL it is supposed to test."""
     log("building the simulator (RTL -> C++ with Verilator; minutes the first time) and the driver ...")
     t0 = time.time()
     sys.path.insert(0, str(REPO / "tb" / "common"))
     import sim_build      # the shared, locked simulator build (tests may be building it too)
-    sim_bin = sim_build.build_sim()                        # the RTL -> C++ build takes minutes
+    sim_bin = sim_build.build_sim(*sim_vars)               # the RTL -> C++ build takes minutes
     sh("make", "-s", "-C", str(REPO / "sw"), timeout=600)
     log(f"built in {time.time() - t0:.0f} s: {sim_bin}")
     return Path(sim_bin), REPO / "build" / "sw"
@@ -263,11 +269,13 @@ def main():
     ap.add_argument("--udp-mbps", type=int, default=20, help="UDP rate offered by iperf3")
     ap.add_argument("--transfer-mb", type=int, default=4)
     ap.add_argument("--json", metavar="PATH", help="also write the results as JSON (tests read it)")
+    ap.add_argument("--sim-var", metavar="NAME=VALUE", action="append", default=[],
+                    help="simulator build variable (sim/Makefile), e.g. DESC_BATCH=32; repeatable")
     args = ap.parse_args()
     t0 = time.time()
     if not shutil.which("g++") or not shutil.which("make"):
         raise SystemExit("demo: g++ and make are needed (scripts/setup.sh installs them as root)")
-    sim_bin, sw_dir = build()
+    sim_bin, sw_dir = build(args.sim_var)
     demo = Demo(sim_bin, sw_dir, args)
     ok = False
     try:
