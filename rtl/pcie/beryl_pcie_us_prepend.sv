@@ -185,12 +185,13 @@ module beryl_pcie_us_prepend #(
   ) u_out_skid (
     .clk    (clk),
     .rst    (rst),
-    .s_data ({out_data, out_keep, out_last, out_sop, out_sop_mid, out_eop_lo, out_last_idx,
-              out_eop_lo_idx, out_side}),
+    // the data in the low bits: word-aligned copies in the C++ model, not a shift per word
+    .s_data ({out_side, out_eop_lo_idx, out_last_idx, out_eop_lo, out_sop_mid, out_sop, out_last,
+              out_keep, out_data}),
     .s_valid(out_valid),
     .s_ready(out_ready),
-    .m_data ({m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_sop, m_sop_mid, m_eop_lo, m_last_idx,
-              m_eop_lo_idx, m_side}),
+    .m_data ({m_side, m_eop_lo_idx, m_last_idx, m_eop_lo, m_sop_mid, m_sop, m_axis_tlast,
+              m_axis_tkeep, m_axis_tdata}),
     .m_valid(m_axis_tvalid),
     .m_ready(m_axis_tready)
   );

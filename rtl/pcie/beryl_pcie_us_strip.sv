@@ -134,10 +134,11 @@ module beryl_pcie_us_strip #(
   ) u_out_skid (
     .clk    (clk),
     .rst    (rst),
-    .s_data ({out_data, out_strb, hold_sop_q, out_eop, hold_side_q}),
+    // the data in the low bits: word-aligned copies in the C++ model, not a shift per word
+    .s_data ({hold_side_q, out_eop, hold_sop_q, out_strb, out_data}),
     .s_valid(out_valid),
     .s_ready(out_ready),
-    .m_data ({m_tlp_data, m_tlp_strb, m_tlp_sop, m_tlp_eop, m_side}),
+    .m_data ({m_side, m_tlp_eop, m_tlp_sop, m_tlp_strb, m_tlp_data}),
     .m_valid(m_tlp_valid),
     .m_ready(m_tlp_ready)
   );
