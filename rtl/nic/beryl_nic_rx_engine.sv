@@ -622,26 +622,30 @@ module beryl_nic_rx_engine #(
     a_q     = e_queue[asgp_q[SLOT_W-1:0]];
     a_hit   = 1'b0;
     a_e     = '0;
-    for (int e = 0; e < DCACHE_ENTRIES; e++) begin
-      if (c_valid_q[e] && !c_flush_q[e] && c_qidx_q[e] == a_q) begin
-        a_hit = 1'b1;
-        a_e   = ENT_W'(e);
-      end
-    end
-    // victim: an empty entry, else the least recently used idle one
-    vic_ok = 1'b0;
-    vic_e  = '0;
-    for (int e = DCACHE_ENTRIES - 1; e >= 0; e--) begin
-      if (!c_valid_q[e]) begin
-        vic_ok = 1'b1;
-        vic_e  = ENT_W'(e);
-      end
-    end
-    if (!vic_ok) begin
+    vic_ok  = 1'b0;
+    vic_e   = '0;
+    // everything below is used only with a_valid: the test lets Verilator skip the entry scans on
+    // cycles without a waiting frame (C++ simulator speed; the same logic in hardware)
+    if (a_valid) begin
       for (int e = 0; e < DCACHE_ENTRIES; e++) begin
-        if (!c_busy[e] && (!vic_ok || c_age_q[e] > c_age_q[vic_e])) begin
+        if (c_valid_q[e] && !c_flush_q[e] && c_qidx_q[e] == a_q) begin
+          a_hit = 1'b1;
+          a_e   = ENT_W'(e);
+        end
+      end
+      // victim: an empty entry, else the least recently used idle one
+      for (int e = DCACHE_ENTRIES - 1; e >= 0; e--) begin
+        if (!c_valid_q[e]) begin
           vic_ok = 1'b1;
           vic_e  = ENT_W'(e);
+        end
+      end
+      if (!vic_ok) begin
+        for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+          if (!c_busy[e] && (!vic_ok || c_age_q[e] > c_age_q[vic_e])) begin
+            vic_ok = 1'b1;
+            vic_e  = ENT_W'(e);
+          end
         end
       end
     end
