@@ -31,7 +31,8 @@ module beryl_nic_tx_engine #(
   parameter int TS_TAG_W         = 8,       // tag width, bits, clog2(TS_WAIT_DEPTH)+1..16
   parameter int TS_WAIT_DEPTH    = 16,      // per port: frames between first beat out and completion, 2^n, 2..256
   // 1: returns come in frame order, a later frame's time makes older waiting frames mismatches (time 0);
-  // 0: any order (frames reordered after the engine, e.g. by a TDMA gate's park buffer): timeout only
+  // 0: any order (frames reordered after the engine, e.g. by a TDMA gate's park buffer): timeout only, and
+  // completions leave out of order (each queue's in ring order, beryl_nic_tx_ts_wait_ooo)
   parameter int TS_RET_ORDERED   = 1
 ) (
   input  wire logic                             clk,
@@ -820,37 +821,74 @@ module beryl_nic_tx_engine #(
   assign a_ent    = {p_cq_q[p_free_q], p_qidx_q[p_free_q], p_index_q[p_free_q], p_port_q[p_free_q], a_status,
                      (a_status == beryl_nic_pkg::CPL_OK) ? 16'(p_len_q[p_free_q]) : 16'd0};
 
+  // In order (TS_RET_ORDERED 1): a FIFO per port, completions in the port's frame order. Any order (TDMA
+  // builds, whose gate parks frames): completions leave out of order, each queue's in ring order
+  // (beryl_nic_tx_ts_wait_ooo, keyed by the TX queue), so a parked frame holds back only its own queue's.
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_wq
-    beryl_nic_tx_ts_wait #(
-      .ENT_W    (WENT_W),
-      .TAG_W    (TS_TAG_W),
-      .DEPTH    (TS_WAIT_DEPTH),
-      .RET_EN   (TS_RET_EN),
-      .IN_ORDER (TS_RET_ORDERED)
-    ) u_wait (
-      .clk            (clk),
-      .rst            (rst),
-      .alloc_valid    (wq_alloc[p]),
-      .alloc_ent      (a_ent),
-      .alloc_need     (!h_drop),
-      .alloc_ts       (h_drop ? 64'd0 : ptp_ts[p*64 +: 64]),
-      .alloc_open     (!h_last),
-      .alloc_space    (wq_space[p]),
-      .alloc_tag      (wq_tag[p*TS_TAG_W +: TS_TAG_W]),
-      .close_valid    (wq_close[p]),
-      .ret_valid      (s_tx_ts_valid[p]),
-      .ret_tag        (s_tx_ts_tag[p*TS_TAG_W +: TS_TAG_W]),
-      .ret_ts         (s_tx_ts[p*64 +: 64]),
-      .timeout        (ts_timeout),
-      .head_valid     (wq_head_valid[p]),
-      .head_ent       (wq_head_ent[p*WENT_W +: WENT_W]),
-      .head_ts        (wq_head_ts[p*64 +: 64]),
-      .head_pop       (wq_pop[p]),
-      .empty          (wq_empty[p]),
-      .mismatch_count (port_ts_mismatch_count[p*32 +: 32]),
-      .timeout_count  (port_ts_timeout_count[p*32 +: 32]),
-      .spurious_count (port_ts_spurious_count[p*32 +: 32])
-    );
+    if (TS_RET_ORDERED != 0) begin : g_ord
+      beryl_nic_tx_ts_wait #(
+        .ENT_W    (WENT_W),
+        .TAG_W    (TS_TAG_W),
+        .DEPTH    (TS_WAIT_DEPTH),
+        .RET_EN   (TS_RET_EN),
+        .IN_ORDER (1)
+      ) u_wait (
+        .clk            (clk),
+        .rst            (rst),
+        .alloc_valid    (wq_alloc[p]),
+        .alloc_ent      (a_ent),
+        .alloc_need     (!h_drop),
+        .alloc_ts       (h_drop ? 64'd0 : ptp_ts[p*64 +: 64]),
+        .alloc_open     (!h_last),
+        .alloc_space    (wq_space[p]),
+        .alloc_tag      (wq_tag[p*TS_TAG_W +: TS_TAG_W]),
+        .close_valid    (wq_close[p]),
+        .ret_valid      (s_tx_ts_valid[p]),
+        .ret_tag        (s_tx_ts_tag[p*TS_TAG_W +: TS_TAG_W]),
+        .ret_ts         (s_tx_ts[p*64 +: 64]),
+        .timeout        (ts_timeout),
+        .head_valid     (wq_head_valid[p]),
+        .head_ent       (wq_head_ent[p*WENT_W +: WENT_W]),
+        .head_ts        (wq_head_ts[p*64 +: 64]),
+        .head_pop       (wq_pop[p]),
+        .empty          (wq_empty[p]),
+        .mismatch_count (port_ts_mismatch_count[p*32 +: 32]),
+        .timeout_count  (port_ts_timeout_count[p*32 +: 32]),
+        .spurious_count (port_ts_spurious_count[p*32 +: 32])
+      );
+    end else begin : g_any
+      beryl_nic_tx_ts_wait_ooo #(
+        .ENT_W    (WENT_W),
+        .KEY_W    (QI_W),
+        .TAG_W    (TS_TAG_W),
+        .DEPTH    (TS_WAIT_DEPTH),
+        .RET_EN   (TS_RET_EN)
+      ) u_wait (
+        .clk            (clk),
+        .rst            (rst),
+        .alloc_valid    (wq_alloc[p]),
+        .alloc_ent      (a_ent),
+        .alloc_key      (p_qidx_q[p_free_q]),
+        .alloc_need     (!h_drop),
+        .alloc_ts       (h_drop ? 64'd0 : ptp_ts[p*64 +: 64]),
+        .alloc_open     (!h_last),
+        .alloc_space    (wq_space[p]),
+        .alloc_tag      (wq_tag[p*TS_TAG_W +: TS_TAG_W]),
+        .close_valid    (wq_close[p]),
+        .ret_valid      (s_tx_ts_valid[p]),
+        .ret_tag        (s_tx_ts_tag[p*TS_TAG_W +: TS_TAG_W]),
+        .ret_ts         (s_tx_ts[p*64 +: 64]),
+        .timeout        (ts_timeout),
+        .head_valid     (wq_head_valid[p]),
+        .head_ent       (wq_head_ent[p*WENT_W +: WENT_W]),
+        .head_ts        (wq_head_ts[p*64 +: 64]),
+        .head_pop       (wq_pop[p]),
+        .empty          (wq_empty[p]),
+        .mismatch_count (port_ts_mismatch_count[p*32 +: 32]),
+        .timeout_count  (port_ts_timeout_count[p*32 +: 32]),
+        .spurious_count (port_ts_spurious_count[p*32 +: 32])
+      );
+    end
   end
 
   // round robin among the ports' ready completions

@@ -1,0 +1,1 @@
+beryl_nic_tx_ts_wait_ooo.sv
