@@ -278,6 +278,13 @@ def main():
     sim_bin, sw_dir = build(args.sim_var)
     demo = Demo(sim_bin, sw_dir, args)
     ok = False
+
+    def on_term(signum, _frame):
+        # `timeout`, `kill` or a CI job's stop: clean up as for Ctrl-C (namespaces, TAPs, processes)
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGHUP, on_term)
     try:
         if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("iperf3"):
             why = ("not root: network namespaces and TAP devices need root" if os.geteuid() != 0
@@ -290,8 +297,8 @@ def main():
         if args.json:
             Path(args.json).write_text(json.dumps(res, indent=1))
         ok = res.get("transfer_ok", True) and res.get("ping_received", 1) > 0
-    except KeyboardInterrupt:
-        log("interrupted")
+    except KeyboardInterrupt as e:
+        log(f"interrupted{f' ({e})' if str(e) else ''}")
     finally:
         demo.cleanup()
     sys.exit(0 if ok else 1)
