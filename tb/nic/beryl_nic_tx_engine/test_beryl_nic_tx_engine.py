@@ -113,6 +113,7 @@ class Bench:
         self.ts_sent = [[] for _ in range(self.ports)]   # per port, per frame on the wire: dict(tag, ts, fate)
         self.ts_pend = [[] for _ in range(self.ports)]   # per port: [due cycle, tag, ts] in frame order
         self.ts_fate = None     # fn(port, frame number) -> "ok" | "drop" | "badtag" | "hold"
+        self.ts_fate_q = None   # fn(queue) -> the same, by the frame's queue (overrides ts_fate)
         self.ts_held = [[] for _ in range(self.ports)]   # returns held back ("hold") for release_held()
         self.ts_log = [[] for _ in range(self.ports)]    # per port: (cycle, tag) of every return driven
         self.slot_bytes = int(os.environ.get("PARAM_SLOT_BYTES", "16384"))
@@ -413,7 +414,7 @@ class Bench:
                     side += ((int(d.m_axis_tx_tag.value) >> (self.tag_w * p)) & ((1 << self.tag_w) - 1),)
                     if self.side_cur[p] is None:
                         self.side_cur[p] = side
-                        self.ts_first_beat(p, side[2])
+                        self.ts_first_beat(p, side[2], side[0])
                     assert side == self.side_cur[p], f"port {p}: len/qidx/tag changed inside a frame"
                     self.beats += 1
                     if self.first_beat is None:
@@ -443,12 +444,14 @@ class Bench:
                 if s["result"] in (TXS_EMPTY, TXS_DISABLED):
                     self.active.discard(q)
 
-    def ts_first_beat(self, p, tag):
+    def ts_first_beat(self, p, tag, qidx):
         """The port model saw a frame's first beat with `tag`: plan its return (in frame order)."""
         n = len(self.ts_sent[p])
         fate = self.ts_fate(p, n) if self.ts_fate else "ok"
+        if self.ts_fate_q:
+            fate = self.ts_fate_q(qidx)
         ts = self.rng.getrandbits(64) | 1
-        self.ts_sent[p].append(dict(tag=tag, ts=ts, fate=fate, t=self.now))
+        self.ts_sent[p].append(dict(tag=tag, ts=ts, fate=fate, t=self.now, q=qidx))
         if not self.ts_ret or fate == "drop":
             return
         if fate == "hold":
@@ -471,13 +474,25 @@ class Bench:
                 self.ts_pend[p].append([max(last + 1, self.now + 1), tag, ts])
             self.ts_held[p] = []
 
+    def sent_of(self, p, oks):
+        """The port model's record (frame number, entry) of each OK completion of port p. In order builds the
+        port's completions come in wire order; unordered builds release them out of order, each queue's in
+        ring order, so a completion is the next frame on the wire of its own queue."""
+        if self.ts_ordered:
+            return list(enumerate(self.ts_sent[p]))
+        by_q = {}
+        for i, e in enumerate(self.ts_sent[p]):
+            by_q.setdefault(e["q"], []).append((i, e))
+        return [by_q[c["queue"]].pop(0) for c in oks]
+
     def check_ts(self, expect=None):
         """Every OK completion carries the time planned for its frame (the port's frames in completion
-        order = wire order); others 0. `expect(port, frame number, entry)` overrides the time expected."""
+        order = wire order, per queue in unordered builds); others 0. `expect(port, frame number, entry)`
+        overrides the time expected."""
         for p in range(self.ports):
             oks = [c for c in self.cpls if c["status"] == CPL_OK and c["port"] == p]
             assert len(oks) == len(self.ts_sent[p]), f"port {p}: {len(oks)} OK completions, {len(self.ts_sent[p])} frames"
-            for i, (c, e) in enumerate(zip(oks, self.ts_sent[p])):
+            for c, (i, e) in zip(oks, self.sent_of(p, oks)):
                 want = expect(p, i, e) if expect else e["ts"]
                 if not self.ts_ret:
                     want = 0        # the engine's own stamp: ptp_ts is 0 in this bench
@@ -528,18 +543,24 @@ class Bench:
                 f"queue {q.idx} sts bytes"
             if q.enable and q.idx not in fetch_err:
                 assert sts and sts[-1]["result"] == TXS_EMPTY
-        # frames per port, in completion order
+        # frames per port, in completion order (unordered builds: per queue of the port, in completion order)
         okc = {(x_q.idx, x["index"]): x for x_q in qs for x in exp[x_q.idx]}
         for p in range(self.ports):
-            want = [okc[(c["queue"], c["index"])]["frame"] for c in self.cpls
-                    if c["status"] == CPL_OK and c["port"] == p]
+            cp = [c for c in self.cpls if c["status"] == CPL_OK and c["port"] == p]
+            want = [okc[(c["queue"], c["index"])]["frame"] for c in cp]
             assert len(self.rx[p]) == len(want), f"port {p}: {len(self.rx[p])} frames, expected {len(want)}"
-            for i, (g, w) in enumerate(zip(self.rx[p], want)):
+            got, got_side = self.rx[p], self.rx_side[p]
+            if not self.ts_ordered:     # the wire order of each queue's frames, in its completions' order
+                order = [i for i, _ in sorted(enumerate(got_side), key=lambda x: (x[1][0], x[0]))]
+                cpo = [i for i, _ in sorted(enumerate(cp), key=lambda x: (x[1]["queue"], x[0]))]
+                got, got_side = [None] * len(got), [None] * len(got)
+                for i, j in zip(cpo, order):
+                    got[i], got_side[i] = self.rx[p][j], self.rx_side[p][j]
+            for i, (g, w) in enumerate(zip(got, want)):
                 assert g == w, f"port {p} frame {i} differs (len {len(g)} vs {len(w)})"
             # the len/qidx sidebands of every frame: its length and the queue of its completion
-            want_side = [(c["queue"], len(okc[(c["queue"], c["index"])]["frame"])) for c in self.cpls
-                         if c["status"] == CPL_OK and c["port"] == p]
-            assert self.rx_side[p] == want_side, f"port {p}: frame len/qidx sidebands"
+            want_side = [(c["queue"], len(okc[(c["queue"], c["index"])]["frame"])) for c in cp]
+            assert got_side == want_side, f"port {p}: frame len/qidx sidebands"
         for c in self.cpls:
             x = okc[(c["queue"], c["index"])] if (c["queue"], c["index"]) in okc else None
             if c["status"] == CPL_OK and x["csum"] and x["l4"] >= 34:
@@ -887,6 +908,43 @@ async def test_ts_errors(dut):
             await tb.run(tb.idle_done(n0 + 6))
             await tb.finish()
             tb.check(qs)
+
+
+@cocotb.test()
+async def test_ts_parked(dut):
+    """Unordered builds (a TDMA gate parks frames): one queue's returns held back, as for frames parked in the
+    gate until their slot comes again, while another queue of the same port sends several times
+    TS_WAIT_DEPTH frames: those complete meanwhile (the ordered FIFO would stop the port after TS_WAIT_DEPTH);
+    the held queue's completions come after their times, in ring order (check)."""
+    if int(os.environ.get("PARAM_TS_RET_EN", "1")) != 1 or int(os.environ.get("PARAM_TS_RET_ORDERED", "1")):
+        return
+    Clock(dut.clk, 4, unit="ns").start()
+    depth = int(os.environ.get("PARAM_TS_WAIT_DEPTH", "16"))
+    for mode in ("plain", "both"):
+        idle, bp = MODES[mode]
+        tb = Bench(dut, seed=41, idle=idle, bp=bp, dma_delay=8)
+        await tb.reset()
+        qa = tb.add_queue(60, 6, cq=11, aux=0)
+        qb = tb.add_queue(61, 8, cq=12, aux=0)
+        for _ in range(4):
+            tb.post_packet(qa, make_frame(tb.rng, tb.rng.randint(60, 1514))[0])
+        nb = 4 * depth
+        for _ in range(nb):
+            tb.post_packet(qb, make_frame(tb.rng, tb.rng.randint(60, 300))[0])
+        tb.ts_fate_q = lambda q: "hold" if q == qa.idx else "ok"  # noqa: E731
+        tb.schedule([qa.idx])
+        await tb.run(lambda b: len(b.ts_held[0]) >= 1)
+        tb.schedule([qb.idx])
+        await tb.run(lambda b: sum(c["queue"] == qb.idx for c in b.cpls) >= nb and len(b.ts_held[0]) == 4)
+        await tb.run(lambda b, t=tb.now + 200: b.now >= t)
+        assert not any(c["queue"] == qa.idx for c in tb.cpls), "queue A completed without its timestamps"
+        first_a = min(i for i, e in enumerate(tb.ts_sent[0]) if e["q"] == qa.idx)
+        assert first_a < len(tb.ts_sent[0]) - depth, "queue A's frames were not overtaken by TS_WAIT_DEPTH frames"
+        tb.release_held()
+        await tb.run(tb.idle_done(4 + nb))
+        await tb.finish()
+        tb.check([qa, qb])
+        dut._log.info("parked %s: %d frames of queue B completed while queue A waited", mode, nb)
 
 
 @pytest.mark.parametrize("params", [
