@@ -63,6 +63,7 @@ static constexpr uint32_t PROTO_VERSION = 1;
 enum { M_HELLO = 1, M_READ32, M_WRITE32, M_IRQ, M_STATS, M_ERROR, M_BYE, M_GEN };
 
 static volatile sig_atomic_t g_quit = 0;
+static volatile sig_atomic_t g_dump = 0;   // SIGUSR1: print every NIC's STATS JSON on stderr
 static bool g_quiet = false;
 
 static void logf(const char* fmt, ...) {
@@ -525,6 +526,7 @@ class Nic {
          (unsigned long long)host_->st.irqs);
   }
   const std::string& socket_path() const { return socket_path_; }
+  std::string stats_now() { return stats_json(); }   // SIGUSR1 dump
   const std::string& shm_path() const { return shm_path_; }
   uint64_t mem_size() const { return mem_size_; }
 
@@ -1030,6 +1032,11 @@ class Sim {
     }
     std::vector<uint64_t> c0(nics_.size());
     while (!g_quit) {
+      if (g_dump) {
+        g_dump = 0;
+        for (auto& n : nics_) fprintf(stderr, "beryl-sim: stats %s\n", n->stats_now().c_str());
+        fflush(stderr);
+      }
       if (!active()) {
         poll_fds(-1);
         continue;
@@ -1263,6 +1270,7 @@ class Sim {
 };
 
 static void on_signal(int) { g_quit = 1; }
+static void on_usr1(int) { g_dump = 1; }
 
 int main(int argc, char** argv) {
   Opts o = parse(argc, argv);
@@ -1270,6 +1278,9 @@ int main(int argc, char** argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  struct sigaction su{};
+  su.sa_handler = on_usr1;
+  sigaction(SIGUSR1, &su, nullptr);
   signal(SIGPIPE, SIG_IGN);
   {
     Sim sim(o);
