@@ -143,6 +143,11 @@ module beryl_nic_if #(
   localparam int CTAG_W = TAG_W - 2;          // client tags: the muxes add 2 bits (up to 4 clients)
   localparam int CW_RAM_ADDR_W = ($clog2(4 * CPL_BATCH * 32) > 12) ? $clog2(4 * CPL_BATCH * 32) : 12;
   localparam int CSEG_W = REGION_W - 7;       // row address width inside a region
+  // The RX engine's own layout (frame slots in the lower half, descriptor batches in the upper half)
+  // is sized by RX_SLOTS, which may be smaller than the region (sized by TX_SLOTS): it sits at the
+  // bottom of region 1 and sees the low RX_SEG_W row bits (its addresses never set the ones above).
+  localparam int RX_RAM_W = $clog2(RX_SLOTS * MAX_FRAME) + 1;
+  localparam int RX_SEG_W = RX_RAM_W - 7;
 
   if (DATA_W != 512 || RX_SLOTS > TX_SLOTS) begin : g_chk
     $error("%m: DATA_W must be 512; RX_SLOTS <= TX_SLOTS (the regions are sized for the TX engine)");
@@ -152,8 +157,13 @@ module beryl_nic_if #(
     $error("%m: queue counts up to 65536 (EQ 256), TAG_W >= 7");
   end
 
-  // the writers' RAMs are smaller than a region: keep the low row bits of each segment's address
-  /* verilator lint_off UNUSEDSIGNAL */   // the row bits above the writers' RAMs are always 0
+  // the RX engine's and the writers' RAMs can be smaller than a region: keep the low row bits of each
+  // segment's address
+  /* verilator lint_off UNUSEDSIGNAL */   // the row bits above those RAMs are always 0
+  function automatic logic [2*RX_SEG_W-1:0] rx_row_addr(input logic [2*CSEG_W-1:0] a);
+    rx_row_addr = {a[CSEG_W +: RX_SEG_W], a[0 +: RX_SEG_W]};
+  endfunction
+
   function automatic logic [2*(CW_RAM_ADDR_W-7)-1:0] cw_rd_addr(input logic [2*CSEG_W-1:0] a);
     cw_rd_addr = {a[CSEG_W +: CW_RAM_ADDR_W-7], a[0 +: CW_RAM_ADDR_W-7]};
   endfunction
@@ -569,7 +579,8 @@ module beryl_nic_if #(
 
   logic [CTAG_W:0]   rd_tag_m;
   logic [CTAG_W+1:0] wr_tag_m2;
-  logic [REGION_W-1:0] tx_rd_ram_addr, rx_rd_ram_addr, rx_wr_ram_addr;
+  logic [REGION_W-1:0] tx_rd_ram_addr;
+  logic [RX_RAM_W-1:0] rx_rd_ram_addr, rx_wr_ram_addr;
   logic [CW_RAM_ADDR_W-1:0] cq_wr_ram_addr, eq_wr_ram_addr;
 
   logic              tcpl_valid, tcpl_ready, rcpl_valid, rcpl_ready;
@@ -686,7 +697,7 @@ module beryl_nic_if #(
     .CNT_W           (4),
     .LEN_W           (LEN_W),
     .TAG_W           (CTAG_W),
-    .RAM_ADDR_W      (REGION_W)
+    .RAM_ADDR_W      (RX_RAM_W)
   ) u_rx (
     .clk                  (clk),
     .rst                  (rst),
@@ -729,7 +740,7 @@ module beryl_nic_if #(
     .rd_desc_status_tag   (c_rd_sts_tag[CTAG_W +: CTAG_W]),
     .rd_desc_status_error (c_rd_sts_error[4 +: 4]),
     .rd_desc_status_valid (c_rd_sts_valid[1]),
-    .ram_wr_cmd_addr      (r_wr_addr[2*CSEG_W +: 2*CSEG_W]),
+    .ram_wr_cmd_addr      (rx_row_addr(r_wr_addr[2*CSEG_W +: 2*CSEG_W])),
     .ram_wr_cmd_be        (r_wr_be[128 +: 128]),
     .ram_wr_cmd_data      (r_wr_data[1024 +: 1024]),
     .ram_wr_cmd_valid     (r_wr_valid[2 +: 2]),
@@ -743,7 +754,7 @@ module beryl_nic_if #(
     .wr_desc_status_tag   (c_wr_sts_tag[0 +: CTAG_W]),
     .wr_desc_status_error (c_wr_sts_error[0 +: 4]),
     .wr_desc_status_valid (c_wr_sts_valid[0]),
-    .ram_rd_cmd_addr      (r_rd_addr[0 +: 2*CSEG_W]),
+    .ram_rd_cmd_addr      (rx_row_addr(r_rd_addr[0 +: 2*CSEG_W])),
     .ram_rd_cmd_valid     (r_rd_valid[0 +: 2]),
     .ram_rd_cmd_ready     (r_rd_ready[0 +: 2]),
     .ram_rd_resp_data     (r_rd_resp_data[0 +: 1024]),
@@ -770,8 +781,8 @@ module beryl_nic_if #(
     .port_byte_count      (port_rx_bytes),
     .port_drop_count      (port_rx_drops)
   );
-  assign c_rd_ram_addr[RAM_ADDR_W +: RAM_ADDR_W] = {2'd1, rx_rd_ram_addr};
-  assign c_wr_ram_addr[0 +: RAM_ADDR_W]          = {2'd0, rx_wr_ram_addr};
+  assign c_rd_ram_addr[RAM_ADDR_W +: RAM_ADDR_W] = {2'd1, REGION_W'(rx_rd_ram_addr)};
+  assign c_wr_ram_addr[0 +: RAM_ADDR_W]          = {2'd0, REGION_W'(rx_wr_ram_addr)};
 
   // ------------------------------------------------------------------ completions and events
   // TX and RX completions share the CQ writer: round robin between the two engines
