@@ -224,7 +224,7 @@ def table(sim, ref, line_gbps):
               f"credits back {sim['credit_return_ns']:g} ns after arrival") +
              f"; shortest read "
              f"round trip {rtt['min']:.0f} ns) vs cocotbext-pcie (bench_nic, docs/figures/nic.json); "
-             f"{line_gbps:g}G line rate, 8 TX queues, 1 RX queue; commit {sim.get('commit', '?')}",
+             f"{line_gbps:g}G line rate, {TXQ} TX queues, 1 RX queue; commit {sim.get('commit', '?')}",
              "",
              "| frame B | mode | TX Gbps sim | TX Gbps cocotb | TX % sim | TX % cocotb | TX diff pp "
              "| RX Gbps sim | RX Gbps cocotb | RX % sim | RX % cocotb | RX diff pp | RX drops sim/cocotb |",
@@ -294,6 +294,7 @@ def plot(sim, ref, path, line_gbps):
 
 
 def main():
+    global TXQ
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help=f"fewer frames per point, sizes {QUICK_SIZES}")
     ap.add_argument("--sizes", type=int, nargs="+")
@@ -314,6 +315,8 @@ def main():
     ap.add_argument("--sim-arg", action="append", default=[], help="more beryl-sim options (repeat)")
     ap.add_argument("--line-gbps", type=float, default=100)
     ap.add_argument("--slots", type=int, default=64, help="TX_SLOTS = RX_SLOTS of the build")
+    ap.add_argument("--txqs", type=int, default=TXQ, help=f"TX queues the frames are spread over (default {TXQ}; "
+                    "1: what one queue, e.g. one TCP flow, reaches)")
     ap.add_argument("--binary", help="a beryl-sim binary (IF_COUNT=1 build) instead of building one")
     ap.add_argument("--ref", default=str(ROOT / "docs" / "figures" / "nic.json"), help="cocotb bench results")
     ap.add_argument("--timeout", type=float, default=600, help="wall seconds per point")
@@ -321,10 +324,12 @@ def main():
     ap.add_argument("--out", help="results JSON (the PNG goes beside it); default docs/figures/nic_sim.json for the "
                     "full default run, build/bench/nic_sim.json otherwise")
     args = ap.parse_args()
+    TXQ = args.txqs
     if args.sizes is None:
         args.sizes = QUICK_SIZES if args.quick else SIZES
     # the full default run is the published figure; a partial or quick run must not replace it
-    full = not args.quick and args.sizes == SIZES and args.modes == ["tx", "rx", "both"] and not args.sim_arg
+    full = (not args.quick and args.sizes == SIZES and args.modes == ["tx", "rx", "both"] and not args.sim_arg
+            and args.txqs == 8)
     out = Path(args.out) if args.out else ROOT / ("docs/figures" if full else "build/bench") / "nic_sim.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.replot:
