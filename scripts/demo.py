@@ -93,6 +93,20 @@ class Demo:
         finally:
             c.close()
 
+    def sim_stats_now(self):
+        """The simulator's STATS while beryl-tap holds its socket: SIGUSR1 makes it print them on
+        stderr (sim.log); None if no line came."""
+        sim = self.procs[0]
+        log_path = self.tmp / "sim.log"
+        n0 = log_path.read_text().count("beryl-sim: stats ")
+        sim.send_signal(signal.SIGUSR1)
+        for _ in range(100):
+            lines = [ln for ln in log_path.read_text().splitlines() if ln.startswith("beryl-sim: stats ")]
+            if len(lines) > n0:
+                return json.loads(lines[-1][len("beryl-sim: stats "):])
+            time.sleep(0.02)
+        return None
+
     def cleanup(self):
         for p in reversed(self.procs):
             if p.poll() is None:
@@ -149,8 +163,19 @@ class Demo:
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.procs.append(srv)
         time.sleep(1.0)
+        s0, w0 = self.sim_stats_now(), time.time()
         r = sh("ip", "netns", "exec", NS[0], "iperf3", "-c", ADDR[1], "-t", str(a.seconds), "-J",
                capture=True, check=False, timeout=a.seconds + 60)
+        s1, w1 = self.sim_stats_now(), time.time()
+        if s0 and s1:
+            # the simulator during the TCP run: its speed, and how busy the data port's wire was in
+            # simulated time (bytes + 24 B of preamble, FCS... per frame, against the line rate)
+            cyc = s1["cycles"] - s0["cycles"]
+            p0 = [s1["ports"][0][k] - s0["ports"][0][k] for k in ("tx_bytes", "tx_frames")]
+            line_bytes = cyc * 100e9 / 8 / s1["clock_hz"]
+            res["tcp_sim"] = {"cycles": cyc, "cycles_per_s": cyc / (w1 - w0), "frames": p0[1],
+                              "wire_busy_pct": 100.0 * (p0[0] + 24 * p0[1]) / line_bytes if cyc else 0.0,
+                              "cycles_per_frame": cyc / p0[1] if p0[1] else None}
         tcp = json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
         res["tcp_mbps"] = tcp.get("end", {}).get("sum_received", {}).get("bits_per_second", 0) / 1e6
         log(f"iperf3 TCP: {res['tcp_mbps']:.1f} Mbit/s over {a.seconds} s")
@@ -242,6 +267,10 @@ def report(res, t0):
     if "ping_received" in res:
         print(f"ping            {res['ping_received']}/5 replies, average RTT {res['ping_rtt_ms']} ms")
         print(f"iperf3 TCP      {res['tcp_mbps']:.1f} Mbit/s")
+        t = res.get("tcp_sim")
+        if t:
+            print(f"                (simulator during it: {t['cycles_per_s']:,.0f} cycles/s; port 0's wire busy "
+                  f"{t['wire_busy_pct']:.1f}% of simulated time at 100G, {t['frames']} frames)")
         print(f"iperf3 UDP      {res['udp_mbps']:.1f} Mbit/s, {res['udp_lost_packets']} of {res['udp_packets']} "
               f"datagrams lost ({res['udp_lost_pct']:.1f}%)")
         print(f"TCP transfer    sha256 {'matches' if res['transfer_ok'] else 'DIFFERS'}")
