@@ -349,6 +349,17 @@ def test_sim_tap_bridge(build, real_sim):
 
 
 
+def loopback_intact(build, sock, count):
+    """`loopback` from interface 0 to 1 over a running simulator: every one of `count` frames arrives and
+    matches its regeneration from its sequence number (bytes and the tool's own RFC 1071 sum); its JSON."""
+    r = run([build["bin"] / "loopback", "-s", sock, "--count", str(count), "--timeout", "60", "--from", "0",
+             "--to", "1"], check=False, timeout=120)
+    res = json.loads(r.stdout) if r.stdout.strip() else {}
+    assert r.returncode == 0 and res.get("received") == count, (r.returncode, r.stdout, r.stderr)
+    assert res["bad"] == 0 and res["csum_bad"] == 0, res
+    return res
+
+
 def desc_batch_traffic(build, sock, batch, tcp_bytes):
     """Checks of a DESC_BATCH build (beryl_nic_us_top parameter, make -C sim DESC_BATCH=N) on a running
     simulator: the build reports the batch asked for; a loopback window of frames with 1..5 descriptors on
@@ -361,11 +372,7 @@ def desc_batch_traffic(build, sock, batch, tcp_bytes):
     assert len(nifs) >= 2 and all(i["desc_batch"] == batch for i in nifs), nifs
     # more frames than a batch, the TX packet slots and a port's TX timestamp wait (16) hold together
     count = 600
-    r = run([build["bin"] / "loopback", "-s", sock, "--count", str(count), "--timeout", "60", "--from", "0",
-             "--to", "1"], check=False, timeout=120)
-    res = json.loads(r.stdout) if r.stdout.strip() else {}
-    assert r.returncode == 0 and res.get("received") == count, (r.returncode, r.stdout, r.stderr)
-    assert res["bad"] == 0 and res["csum_bad"] == 0, res
+    res = loopback_intact(build, sock, count)
     assert res["tx_completions"] == res["tx_pkts"] == res["rx_pkts"] == res["ts_frames"] == count, res
     if tcp_bytes and _netns_ok():
         tap_bridge_tcp(build, sock, "d", str(tcp_bytes), [])
@@ -393,11 +400,7 @@ def test_sim_tx_slots(build, sim_factory, tx_slots):
     nifs = info["interfaces"]
     assert len(nifs) >= 2 and all(i["tx_slots"] == tx_slots and i["rx_slots"] < tx_slots for i in nifs), nifs
     count = 300
-    r = run([build["bin"] / "loopback", "-s", sock, "--count", str(count), "--timeout", "60", "--from", "0",
-             "--to", "1"], check=False, timeout=120)
-    res = json.loads(r.stdout) if r.stdout.strip() else {}
-    assert r.returncode == 0 and res.get("received") == count, (r.returncode, r.stdout, r.stderr)
-    assert res["bad"] == 0 and res["csum_bad"] == 0, res
+    loopback_intact(build, sock, count)
 
 
 # ---------------------------------------------------------------------- transmit schedulers
