@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/if.h>
+#include <linux/if_ether.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 #include <poll.h>
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 		"  the interface's rings until Ctrl-C or SIGTERM; then prints packet counters.\n"
 		"  --irq        interrupt-driven (default: polling)\n"
 		"  --queues N   TX and RX queues per interface (RSS spreads RX over them)\n"
+		"  --mtu N      the TAPs' MTU; TX buffers hold a whole frame (MTU + 18 B, within MAX_FRAME)\n"
 		"  --no-offload no checksum offload (no virtio-net header on the TAPs)\n"
 		"  --coalesce N interrupt moderation: at least N x 256 cycles between interrupts\n"
 		"exit codes: 0 ok, 1 device error, 2 usage, 3 no device reachable, 4 version mismatch,\n"
@@ -361,7 +363,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nports && !rc; i++) {
 		struct port *p = &ports[i];
 		struct beryl_if_config cfg = { .txq_count = nq, .rxq_count = nq, .tx_log_size = ring,
-					       .rx_log_size = ring, .tx_buf_size = 2048, .irq = irq, .vector = -1,
+					       .rx_log_size = ring, .irq = irq, .vector = -1,
 					       .irq_interval = coalesce };
 		const struct beryl_if_params *par;
 		char name[IFNAMSIZ];
@@ -372,6 +374,15 @@ int main(int argc, char **argv)
 		p->nq = nq;
 		/* one RX buffer per frame: big enough for the largest frame the TAP may hand back */
 		cfg.rx_buf_size = par->max_frame < 16384 ? par->max_frame : 16384;
+		/* one TX descriptor per frame up to the MTU (a descriptor batch then carries as many
+		   frames as descriptors): 2 KiB buffers for the standard MTU, larger for jumbo frames */
+		cfg.tx_buf_size = mtu + ETH_HLEN + 4 > 2048 ? (mtu + ETH_HLEN + 4 + 1023) & ~1023u : 2048;
+		if (mtu && mtu + ETH_HLEN + 4 > par->max_frame) {
+			fprintf(stderr, "%s: MTU %u does not fit the interface's MAX_FRAME %u (frame = MTU + 18)\n",
+				prog, mtu, par->max_frame);
+			rc = 2;
+			break;
+		}
 		snprintf(name, sizeof(name), "%s%u", prefix, i);
 		err = tap_open(p, name, vnet, mtu, up);
 		if (err) {

@@ -33,10 +33,13 @@ def _why_not():
 
 
 @pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
-def test_demo_namespaces(tmp_path):
+@pytest.mark.parametrize("mtu", [9000, 1500])
+def test_demo_namespaces(tmp_path, mtu):
+    """The demo's default (jumbo frames, MTU 9000) and the standard MTU."""
     out = tmp_path / "demo.json"
     r = subprocess.run([sys.executable, str(REPO / "scripts" / "demo.py"), "--seconds", "2", "--udp-mbps", "5",
-                        "--transfer-mb", "3", "--json", str(out)], capture_output=True, text=True, timeout=1800)
+                        "--transfer-mb", "3", "--mtu", str(mtu), "--json", str(out)],
+                       capture_output=True, text=True, timeout=1800)
     print(r.stdout[-6000:], r.stderr[-3000:])
     assert r.returncode == 0, f"demo failed ({r.returncode})"
     res = json.loads(out.read_text())
@@ -67,6 +70,12 @@ def test_demo_namespaces(tmp_path):
     # iperf3's lost UDP datagrams, if any, are drops in the sender's TAP queue (Linux offered more
     # than the simulator carries), not losses inside the bridge or the NIC (checked above)
     assert (res["udp_lost_packets"] or 0) <= kern[DEVS[0]]["tx_dropped"], (res["udp_lost_packets"], kern)
+    # the TCP data went in frames of the MTU: with 9000, interface 0's mean frame (TCP data plus ping,
+    # UDP and the few ACKs it sends) is far above any standard frame; with 1500 no frame exceeds 1514 B
+    c0 = nic[0]["counters"]
+    assert res["mtu"] == mtu
+    mean = c0["tx_bytes"] / c0["tx_pkts"]
+    assert (mean > 4000) if mtu == 9000 else (mean <= mtu + 14), mean
     for i, c in nic.items():
         bad = {k: v for k, v in c["counters"].items() if ("drop" in k or "err" in k or k == "db_bad") and v}
         assert not bad, f"interface {i}: {bad}"

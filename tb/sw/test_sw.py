@@ -214,9 +214,20 @@ def tap_bridge_tcp(build, sock, tag, nbytes, mode):
 
 
 @pytest.mark.skipif(not _netns_ok(), reason="needs root, /dev/net/tun and ip (TAP devices, namespaces)")
-@pytest.mark.parametrize("mode", [["--irq"], ["--queues", "2"]], ids=["irq", "poll_2q"])
+@pytest.mark.parametrize("mode", [["--irq"], ["--queues", "2"], ["--mtu", "9000"]], ids=["irq", "poll_2q", "mtu9000"])
 def test_tap_bridge_fake(build, fake_sim, mode):
-    tap_bridge_tcp(build, fake_sim, "f", 1 << 20, mode)
+    out = tap_bridge_tcp(build, fake_sim, "f", 1 << 20, mode)
+    if "--mtu" in mode:
+        # jumbo frames crossed (the fake device's MAX_FRAME is 9600): bytes per frame well above 1518
+        st = json.loads(run([build["bin"] / "beryl", "-s", fake_sim, "stats", "--json"]).stdout)["interfaces"]
+        c = st[0]["counters"]
+        assert c["tx_bytes"] / c["tx_pkts"] > 3000, (c, out)
+
+
+def test_tap_mtu_too_large(build, fake_sim):
+    # checked before any TAP is created: no root needed
+    r = run([build["bin"] / "beryl-tap", "-s", fake_sim, "--mtu", "9600"], check=False)
+    assert r.returncode == 2 and "MTU 9600 does not fit" in r.stderr and "MAX_FRAME 9600" in r.stderr, r
 
 
 # ---------------------------------------------------------------------- the C++ simulator (sim/)
