@@ -128,6 +128,10 @@ module beryl_nic_us_top #(
   if (TLP_DATA_W != 512 || IF_COUNT < 1 || IF_COUNT > 4 || (1 << IFS_W) != IF_COUNT) begin : g_chk
     $error("%m: TLP_DATA_W must be 512 and IF_COUNT a power of two 1..4");
   end
+  if (MAX_FRAME < 256 || (1 << $clog2(MAX_FRAME)) != MAX_FRAME || TX_SLOTS < 2 || TX_SLOTS > 128
+      || (1 << $clog2(TX_SLOTS)) != TX_SLOTS) begin : g_chk_slots
+    $error("%m: MAX_FRAME must be a power of two >= 256, TX_SLOTS a power of two 2..128 (8-bit tags)");
+  end
   if ((IF_COUNT << IFA_W) > PTP_OFF) begin : g_chk_ptp
     $error("%m: the interface blocks overlap the PTP block (regs/beryl_app.rdl)");
   end
