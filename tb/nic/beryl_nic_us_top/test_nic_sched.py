@@ -207,8 +207,13 @@ async def tdma_run(dut, tb, dev, nif, gate, guard_ns, n_frames, period=20000, sl
     eng = FirstBeatMonitor(dut, u_if.e_tvalid, u_if.e_tready, u_if.e_tlast, bit=0, data=u_if.e_tdata)
     cpls = await post_and_wait(dut, nif, per_q)
     # a TX completion waits for the time its frame's first beat leaves the port (after the gate), so
-    # every frame has been seen on the port once its completion is in
+    # every frame has started on the port once its completion is in; the monitor records a frame at its
+    # last beat, which at 10G can be a microsecond later (bounded wait: far more than one frame)
     want = sum(len(f) for f in per_q.values())
+    for _ in range(20000):
+        if len(mon.frames) >= want and mon.cur is None:
+            break
+        await RisingEdge(dut.clk)
     assert len(mon.frames) == want, f"{len(mon.frames)} frames on the port, {want} completions"
     await ClockCycles(dut.clk, 50)
     for q in (0, 1):
