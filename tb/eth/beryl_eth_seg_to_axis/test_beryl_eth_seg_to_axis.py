@@ -81,9 +81,11 @@ class TB:
         self.rst_at = None            # index of the first word sampled after a reset
         self.out_at_rst = 0           # output frames complete before it
         self.rst_req = 0
+        self.reset_at_word = None     # reset for 3 clocks from the clock that would drive this word
         self.beat_count = 0
         self.clock = 0
         self.first_beat_at = None
+        self.start_clock = 0
         for k in IDLE:
             if k != "tag":
                 getattr(dut, "s_seg_" + k).value = 0
@@ -101,6 +103,8 @@ class TB:
         while True:
             await FallingEdge(d.clk)
             self.clock += 1
+            if self.wpos == self.reset_at_word:
+                self.rst_req, self.reset_at_word = 3, None
             in_rst = self.rst_req > 0
             if in_rst:
                 d.rst.value = 1
@@ -116,6 +120,8 @@ class TB:
             if not in_rst and ready and int(d.m_axis_tvalid.value):
                 self._beat()
             w = self.words[self.wpos] if self.wpos < len(self.words) else None
+            if self.wpos == 0:
+                self.start_clock = self.clock     # the clock that drives words[0]
             self.wpos += 1
             if w is None:
                 w = IDLE
@@ -237,26 +243,77 @@ async def run_case(tb, frames, errs=None, rate=1.0, extra_idle=0.0, may_lose=Fal
 
 
 def sizes_all_segments(rng):
-    """14..9000: every end segment (length mod 64 in each 16-byte quarter) and every start segment,
-    sampled sizes in between, a few jumbo."""
-    out = list(range(14, 80)) + [rng.randint(80, 1514) for _ in range(100)]
+    """Every length 14..600 (14..1514 under BERYL_LONG=1), 100 sampled up to 1514, lengths around beat and
+    segment edges, a few jumbo: frames end in every segment of a word and of a beat."""
+    top = 1515 if ethtb.LONG else 601
+    out = list(range(14, top)) + [rng.randint(top, 1514) for _ in range(100)]
     out += [64 * n + r for n in (2, 5, 23) for r in (0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63)]
     out += [1514, 1515, 4000, 9000]
     rng.shuffle(out)
     return out
 
 
+def seg_coverage(words):
+    """(sop segments, eop segments, words holding an eop and the next frame's sop) of a word list."""
+    sops, eops, shared = set(), set(), 0
+    for w in words:
+        if w is None:
+            continue
+        sops |= {i for i in range(4) if (w["sop"] >> i) & 1}
+        eops |= {i for i in range(4) if (w["eop"] >> i) & 1}
+        shared += bool(w["sop"] and w["eop"])
+    return sops, eops, shared
+
+
+@cocotb.test()
+async def test_latency(dut):
+    """Empty buffer, tready high: a beat is on m_axis 4 clocks after the edge that samples the input word
+    completing it (for a frame starting in segment k > 0, the word after its sop word)."""
+    rng = ethtb.seeded("test_latency")
+    tb = TB(dut, rng)
+    await tb.reset()
+    beats_at = []
+    orig = tb._beat
+
+    def rec():
+        beats_at.append(tb.clock)
+        orig()
+    tb._beat = rec
+    for k in range(4):
+        # frame 0 (sop in segment 0 of word 0) ends in segment k - 1 of word 1; frame 1 starts in segment k
+        frames = make_frames([64 + 16 * k - 8 if k else 128, 300], rng)
+        words = segtb.pack(frames, rng)
+        assert (words[1]["sop"] == 1 << k) if k else (words[2]["sop"] == 1)
+        beats_at.clear()
+        tb.out, tb.ts = [], {}
+        await tb.send(words)
+        check(tb, frames, [0, 0])
+        # clocks are counted at falling edges; rising edge c comes after falling edge c. Word n is driven
+        # at falling edge start + n and sampled at rising edge start + n; a beat taken at falling edge b
+        # was put on m_axis at rising edge b - 1. Beats 0, 1 (frame 0) and 2 (frame 1) complete with
+        # words 0, 1, 2.
+        lat = [b - 1 - (tb.start_clock + n) for n, b in enumerate(beats_at[:3])]
+        assert lat == [4, 4, 4], (k, lat)
+    tb._beat = orig
+    dut._log.info("latency: edge sampling the word that completes a beat -> beat on m_axis: 4 clocks")
+
+
 @cocotb.test()
 async def test_back_to_back(dut):
     """Frames of 14..9000 bytes packed as densely as the seg rules allow (sop after eop in one word), ending
-    and starting in every segment, tready always high, idle clocks only where the output's beats would
-    outrun the clocks (beats <= clocks overall): every frame intact, in order, with its timestamp."""
+    and starting in every segment, 5 % with the MAC error flag, tready always high, idle clocks only where
+    the output's beats would outrun the clocks (beats <= clocks overall): every frame intact, in order,
+    with its timestamp and error flag."""
     rng = ethtb.seeded("test_back_to_back")
     tb = TB(dut, rng)
     await tb.reset()
     frames = make_frames(sizes_all_segments(rng), rng)
-    intact, cut, dropped = await run_case(tb, frames, rate=1.0)
-    dut._log.info("back to back: %d frames intact", intact)
+    errs = [int(rng.random() < 0.05) for _ in frames]
+    words = spaced(segtb.pack(frames, rng, errs=errs), frames, 1.0, rng)
+    sops, eops, shared = seg_coverage(words)
+    assert sops == {0, 1, 2, 3} and eops == {0, 1, 2, 3} and shared > len(frames) // 3, (sops, eops, shared)
+    intact, cut, dropped = await run_case(tb, frames, errs, words=words)
+    dut._log.info("back to back: %d frames intact, %d words with an eop and the next sop", intact, shared)
 
 
 @cocotb.test()
@@ -358,12 +415,21 @@ async def test_reset_mid_traffic(dut):
         errs = [0] * len(frames)
         words = spaced(segtb.pack(frames, rng, idle_p=0.5), frames, 0.6, rng)
         tb.out, tb.ts = [], {}
-        at = rng.randint(len(words) // 4, len(words) // 2)
-
-        async def hit():
-            await ClockCycles(dut.clk, at, rising=False)
-            tb.rst_req = 3
-        cocotb.start_soon(hit())
+        # reset while a frame is open and continues past the reset (rep 1: its sop word is the last one
+        # before the reset; rep 2: its end shares a word with the next frame's sop after the reset)
+        opened, was = [], False
+        for w in words:
+            was = open_after(w, was)
+            opened.append(was)
+        last_sop = max(i for i, w in enumerate(words) if w is not None and w["sop"])
+        cands = [i for i in range(len(words) // 4, last_sop - 3) if opened[i - 1] and opened[i + 2]
+                 and words[i] is not None and not words[i]["eop"]]
+        if rep == 1:
+            cands = [i for i in cands if words[i - 1]["sop"]] or cands
+        if rep == 2:
+            cands = [i for i in cands if words[i + 3] is not None and words[i + 3]["sop"] and words[i + 3]["eop"]] \
+                or cands
+        tb.reset_at_word = rng.choice(cands)
         await tb.send(words)
         # frames whose sop word was sampled after the reset
         first = next(w["tag"] for w in words[tb.rst_at:] if w is not None and w["sop"])
@@ -373,11 +439,22 @@ async def test_reset_mid_traffic(dut):
         dut._log.info("reset at word %d: frames %d.. intact", tb.rst_at, first)
 
 
-def test_beryl_eth_seg_to_axis():
+def _run(parameters, testcase=None):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
     import beryl_sim
     beryl_sim.run("beryl_eth_seg_to_axis", "rtl/eth/beryl_eth_seg_to_axis.f", "test_beryl_eth_seg_to_axis",
-                  Path(__file__).parent, parameters={"TS_W": 64, "FIFO_WORDS": 64, "MAX_FRAME": 9024})
+                  Path(__file__).parent, parameters=parameters, testcase=testcase)
+
+
+def test_beryl_eth_seg_to_axis():
+    _run({"TS_W": 64, "FIFO_WORDS": 64, "MAX_FRAME": 9024})
+
+
+def test_beryl_eth_seg_to_axis_small():
+    """The smallest buffer, a short MAX_FRAME and an odd timestamp width: the tests whose load does not
+    depend on a 64-beat buffer."""
+    _run({"TS_W": 20, "FIFO_WORDS": 16, "MAX_FRAME": 1024},
+         testcase=["test_latency", "test_burst_dense", "test_oversize_and_errors", "test_overload"])
 
 
 if __name__ == "__main__":
