@@ -4,8 +4,8 @@
 // and one read per clock). Latency: edge sampling the input word that completes a beat -> beat on m_axis
 // after 4 clocks (empty buffer, tready high).
 //
-// The input cannot wait, so overload has fixed outcomes: a frame whose first beat meets a full buffer is
-// dropped whole (drop_count); a later beat meeting a full buffer cuts the frame (the beat before it is
+// The input cannot wait, so overload has fixed outcomes: a frame whose first beat finds fewer than 4 beats
+// free is dropped whole (drop_count); a later beat meeting a full buffer cuts the frame (the beat before it is
 // re-marked tlast + tuser, cut_count) and the rest is skipped; a beat passing MAX_FRAME is cut the same way.
 `default_nettype none
 
@@ -52,8 +52,11 @@ module beryl_eth_seg_to_axis #(
   localparam int unsigned MB   = MAX_FRAME / 64;        // beats of the longest frame delivered whole
   localparam int unsigned BC_W = $clog2(MB + 1);
   localparam int unsigned EW   = TS_W + 7 + 512;        // buffer entry: timestamp, byte count 1..64, data
-  localparam logic [BC_W-1:0] LAST_IDX = BC_W'(MB - 1);
-  localparam logic [AW:0]     DEPTH    = (AW + 1)'(FIFO_WORDS);
+  localparam logic [BC_W-1:0] LAST_IDX   = BC_W'(MB - 1);
+  localparam logic [AW:0]     DEPTH      = (AW + 1)'(FIFO_WORDS);
+  // a frame is admitted only with this many beats free: up to two beats arrive per clock against one
+  // leaving, so under a sustained excess short frames are then dropped whole rather than cut
+  localparam logic [AW:0]     START_ROOM = (AW + 1)'(4);
 
   // ---------------------------------------------------------------------------------------------
   // Stage 1: input register; p_data_q keeps the word before (a frame starting in segment k > 0 takes
@@ -251,8 +254,8 @@ module beryl_eth_seg_to_axis #(
   end
 
   // ---------------------------------------------------------------------------------------------
-  // Stage 3: admission and buffer write. A frame's first beat is written only with room (else the frame
-  // is dropped whole); a later beat without room cuts the frame: the beat written before it becomes the
+  // Stage 3: admission and buffer write. A frame's first beat is written only with START_ROOM beats free
+  // (else the frame is dropped whole); a later beat without room cuts the frame: the beat written before it becomes the
   // last, marked bad. Room is taken from the registered pointers; with no room the buffer holds
   // FIFO_WORDS >= 16 beats, so the beat re-marked is never one the read side has taken. The buffer is
   // two banks (even / odd beat addresses) so two consecutive beats can be written in one clock.
@@ -260,7 +263,7 @@ module beryl_eth_seg_to_axis #(
   logic [AW:0]     wr_ptr_q, rd_ptr_q, used;
   logic [AW-1:0]   addr_a, addr_b;        // buffer addresses of beats A and B
   logic            pass_q, pass_d;      // the frame at this stage is being written
-  logic            room1, room2, wa, wb, a_cut, mark_prev, drop_inc, cut_inc;
+  logic            room1, room2, room_start, wa, wb, a_cut, mark_prev, drop_inc, cut_inc;
   logic [31:0]     drop_cnt_q, cut_cnt_q;
   logic [FIFO_WORDS-1:0] last_mem, bad_mem;   // flops: re-marked at a cut
   logic [EW-1:0]   mem0 [FIFO_WORDS/2];       // even addresses
@@ -268,8 +271,9 @@ module beryl_eth_seg_to_axis #(
   logic [EW-1:0]   ent_a, ent_b;
 
   assign used  = wr_ptr_q - rd_ptr_q;
-  assign room1 = used < DEPTH;
-  assign room2 = used < DEPTH - 1;
+  assign room1      = used < DEPTH;
+  assign room2      = used < DEPTH - 1;
+  assign room_start = used <= DEPTH - START_ROOM;
 
   always_comb begin : p_admit
     logic pass;
@@ -282,8 +286,8 @@ module beryl_eth_seg_to_axis #(
     cut_inc   = 1'b0;
     if (fa_q.v) begin
       if (fa_q.first) begin
-        pass     = room1;
-        drop_inc = !room1;
+        pass     = room_start;
+        drop_inc = !room_start;
       end
       if (pass) begin
         if (room1) begin
@@ -298,8 +302,8 @@ module beryl_eth_seg_to_axis #(
     end
     if (fb_q.v) begin
       if (fb_q.first) begin
-        pass     = room1;
-        drop_inc = !room1;
+        pass     = room_start;
+        drop_inc = !room_start;
       end
       if (pass) begin
         if (wa ? room2 : room1) begin
