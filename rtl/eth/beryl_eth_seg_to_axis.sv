@@ -170,11 +170,12 @@ module beryl_eth_seg_to_axis #(
         end
         bcnt_d = bcnt_q + BC_W'(fa.v) + BC_W'(fb.v);
       end else if (has_sop) begin
-        // a frame starting with no frame open (segment 0 by seg rule 3)
+        // a frame starting with no frame open (segment 0 by seg rule 3; after a reset also a sop that
+        // follows the eop of a frame whose start was lost)
         kb = s_i;
         bts = c_ts_q;
         ib = '0;
-        fb.v = has_eop && e_i >= s_i || s_i == 2'd0;
+        fb.v = (has_eop && e_i >= s_i) || s_i == 2'd0;
         fb.last = has_eop && e_i >= s_i;
         nb = 3'(e_i) - 3'(s_i) + 3'd1;
         open_d = !fb.last;
@@ -254,11 +255,11 @@ module beryl_eth_seg_to_axis #(
   end
 
   // ---------------------------------------------------------------------------------------------
-  // Stage 3: admission and buffer write. A frame's first beat is written only with START_ROOM beats free
-  // (else the frame is dropped whole); a later beat without room cuts the frame: the beat written before it becomes the
-  // last, marked bad. Room is taken from the registered pointers; with no room the buffer holds
-  // FIFO_WORDS >= 16 beats, so the beat re-marked is never one the read side has taken. The buffer is
-  // two banks (even / odd beat addresses) so two consecutive beats can be written in one clock.
+  // Stage 3: admission and buffer write. A frame's first beat is written only with START_ROOM beats
+  // free (else the frame is dropped whole); a later beat without room cuts the frame: the beat written
+  // before it becomes the last, marked bad. Room is taken from the registered pointers; with no room the
+  // buffer holds FIFO_WORDS >= 16 beats, so the beat re-marked is never one the read side has taken. The
+  // buffer is two banks (even / odd beat addresses) so two consecutive beats can be written in one clock.
   // ---------------------------------------------------------------------------------------------
   logic [AW:0]     wr_ptr_q, rd_ptr_q, used;
   logic [AW-1:0]   addr_a, addr_b;        // buffer addresses of beats A and B
