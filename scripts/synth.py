@@ -38,6 +38,7 @@ TOPS = {
     "beryl_ptp_tdma_timer": ("rtl/ptp/beryl_ptp_tdma_timer.f", {"SLOTS_MAX": 8}),
     "beryl_eth_mac_100g_tx": ("rtl/eth/beryl_eth_mac_100g_tx.f", {"DIC_EN": 1}),
     "beryl_eth_mac_100g_rx": ("rtl/eth/beryl_eth_mac_100g_rx.f", {"MAX_FRAME_LEN": 9216}),
+    "beryl_eth_seg_to_axis": ("rtl/eth/beryl_eth_seg_to_axis.f", {"TS_W": 64, "FIFO_WORDS": 64, "MAX_FRAME": 16384}),
     "beryl_nic_rx_parse": ("rtl/nic/beryl_nic_rx_parse.f", {"DATA_W": 512}),
     "beryl_nic_rss_toeplitz": ("rtl/nic/beryl_nic_rss_toeplitz.f", {}),
     "beryl_nic_rss_indir": ("rtl/nic/beryl_nic_rss_indir.f", {"TABLE_DEPTH": 128, "QUEUE_W": 12}),
