@@ -1,0 +1,1 @@
+beryl_eth_seg_to_axis.sv
