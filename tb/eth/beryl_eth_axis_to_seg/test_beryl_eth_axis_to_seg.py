@@ -17,7 +17,7 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge
+from cocotb.triggers import ClockCycles, FallingEdge, ReadWrite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import segtb  # noqa: E402
@@ -73,14 +73,17 @@ class Bench:
                 # the tag is read with the first beat only: later beats carry junk there
                 plan.append((data, keep, last, int(e and last), t if k == 0 else rng.getrandbits(16)))
         parser = segtb.SegParser(allow_gaps=mid_idle_p > 0)
-        k, cur, cycles = 0, None, 0
+        k, cur, cycles, held = 0, None, 0, None
         while len(parser.frames) < len(frames):
             await FallingEdge(d.clk)
             cycles += 1
             assert cycles < 50 * len(plan) + 1000, "stuck"
             assert not parser.errors, parser.errors
             out = {x: int(getattr(d, "m_seg_" + x).value) for x in FIELDS}
+            if held is not None:
+                assert out == held, "a word not taken changed"
             ready = int(rng.random() >= bp_p)
+            held = out if out["ena"] and not ready else None
             d.m_seg_ready.value = ready
             if out["ena"] and ready:
                 parser.feed(**{x: out[x] for x in FIELDS[:-1]}, tag=out["tag"])
@@ -98,6 +101,8 @@ class Bench:
             elif cur is None:
                 d.s_axis_tvalid.value = 0
             in_ready = out["ena"] == 0 or ready
+            await ReadWrite()
+            assert int(d.s_axis_tready.value) == in_ready, "tready is not (no word held or m_seg_ready)"
             if cur is None or in_ready:
                 cur = None
         assert not parser.errors, parser.errors
