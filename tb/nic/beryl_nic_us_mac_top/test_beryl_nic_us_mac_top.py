@@ -13,7 +13,8 @@ reads the NIC's PTP time of day there:
   register), i.e. the time of day of the cycle the word is on cgmii_rxd; every RX completion's timestamp
   must equal that + PORT_RX_TS_CORR.
 So across the cable RX - TX = (WIRE_DELAY + 1) clocks + the corrections, for every frame: the +1 is the
-MAC pair's fixed stage (launch edge to capture edge, one clock even for a wire of no registers). Frames
+MAC pair's fixed stage (launch edge to capture edge, one clock even for a wire of no registers). Two
+builds, WIRE_DELAY 7 and 2, so the measured delay is seen to follow the wire. Frames
 (scapy, 60..1514 bytes and jumbo) go with random host-side pacing; they must arrive intact and in order.
 One frame has a byte flipped on the wire: the RX MAC flags its FCS, the NIC drops it and counts it in
 RX_DROP_MAC_ERR, and the frames after it keep exact timestamps. The MAC and adapter drop counters stay 0.
@@ -23,6 +24,7 @@ import sys
 from pathlib import Path
 
 import cocotb
+import pytest
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
@@ -191,9 +193,10 @@ async def test_mac_timestamps(dut):
                   len(diffs_all), diffs_all[0] / 65536, diffs_all[0] // CLK)
 
 
-def test_beryl_nic_us_mac_top():
+@pytest.mark.parametrize("wire_delay", [7, 2])
+def test_beryl_nic_us_mac_top(wire_delay):
     import beryl_sim
     beryl_sim.run("tb_beryl_nic_us_mac_top", "tb/nic/beryl_nic_us_mac_top/tb_beryl_nic_us_mac_top.f",
                   "test_beryl_nic_us_mac_top", HERE,
                   parameters=dict(IF_COUNT=2, PORT_COUNT=1, TXQ_COUNT=16, RXQ_COUNT=4, CQ_COUNT=32, EQ_COUNT=2,
-                                  TX_SLOTS=16, RX_SLOTS=16, MAX_FRAME=16384, WIRE_DELAY=WIRE_DELAY))
+                                  TX_SLOTS=16, RX_SLOTS=16, MAX_FRAME=16384, WIRE_DELAY=wire_delay))
