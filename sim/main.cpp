@@ -96,6 +96,12 @@ static double wall_now() {
   return double(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
+// a model input of any width (CData .. VlWide) set to 0
+template <class T>
+static void zero_port(T& v) {
+  memset(static_cast<void*>(&v), 0, sizeof v);
+}
+
 // ----------------------------------------------------------------------------- options
 // The model's inputs: every port of beryl_nic_us_top but clk (BERYL_SIM_INPUTS, read off the verilated
 // header by the Makefile into sim_ports.h, with BERYL_SIM_OUTPUTS). A cycle whose inputs equal
@@ -351,6 +357,12 @@ class Nic {
     host_->on_irq = [this](uint32_t vec) { irq(vec); };
     host_->on_log = [this](const char* m) { logf("%s%s", tag_.c_str(), m); };
     top_.reset(new Vberyl_nic_us_top(&ctx_));
+    // the MAC timestamp inputs (used by TX_TS_SRC / RX_TS_SRC 1 builds, which beryl-sim does not make: its
+    // ports are ideal and the NIC stamps frames itself) are held at 0
+    zero_port(top_->s_tx_ts_valid);
+    zero_port(top_->s_tx_ts_tag);
+    zero_port(top_->s_tx_ts);
+    zero_port(top_->s_axis_rx_ts);
     usp_.reset(new UspIf<Vberyl_nic_us_top, P_RC_STRADDLE != 0>(*host_, top_.get()));
   }
 

@@ -30,6 +30,9 @@ module beryl_nic_if #(
   // and TDMA gate) when a frame's first beat is taken; 1 = returned by the MACs on s_tx_ts_* for the tag
   // of m_axis_tx_tag (the MAC's own start-of-frame time)
   parameter int          TX_TS_SRC    = 0,
+  // RX timestamps: 0 = the time a frame's first beat appeared on the port input (stamped here); 1 = the
+  // frame's own start-of-frame time on s_axis_rx_ts (a MAC's RX time, valid with the frame's first beat)
+  parameter int          RX_TS_SRC    = 0,
   // frames per port from leaving the TX engine to their completion (released in order): with TDMA, the frames
   // that pass a parked frame while it waits for its slot count too (see docs/blocks/ptp.md, Limits)
   parameter int          TX_TS_WAIT_DEPTH = (TX_SCHED == 2) ? 256 : 16,
@@ -125,6 +128,9 @@ module beryl_nic_if #(
   output logic [PORT_COUNT-1:0]           s_axis_rx_tready,
   input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tlast,
   input  wire logic [PORT_COUNT-1:0]      s_axis_rx_tuser,
+  // RX_TS_SRC 1: per port, the frame's start-of-frame time (completion format, before PORT_RX_TS_CORR, which
+  // is added here), read with the frame's first beat; ignored with RX_TS_SRC 0
+  input  wire logic [PORT_COUNT*64-1:0]   s_axis_rx_ts,
 
   // PTP time now, completion timestamp format (beryl_nic_pkg::ts_of_tod)
   input  wire logic [63:0]                ptp_ts,
@@ -204,7 +210,7 @@ module beryl_nic_if #(
   // output, i.e. after the scheduler block and TDMA gate, returned to the TX engine with the frame's tag
   // (or, TX_TS_SRC 1, the MAC's time for the tag, corrected). RX: the corrected time of the cycle a
   // frame's first beat appeared (tvalid) on the port, held until the RX engine takes that beat (it serves
-  // one port at a time).
+  // one port at a time); or, RX_TS_SRC 1, the frame's own time from s_axis_rx_ts, corrected.
   logic [PORT_COUNT*64-1:0] tx_ts, rx_ts;
   logic [PORT_COUNT-1:0]    txs_valid;
   logic [PORT_COUNT*TX_TS_TAG_W-1:0] txs_tag;
@@ -213,6 +219,9 @@ module beryl_nic_if #(
   logic [63:0]              rxc_ts_q [PORT_COUNT];
   if (TX_TS_SRC != 0 && TX_TS_SRC != 1) begin : g_chk_ts
     $error("%m: TX_TS_SRC must be 0 (stamped at the port output) or 1 (returned by the MACs)");
+  end
+  if (RX_TS_SRC != 0 && RX_TS_SRC != 1) begin : g_chk_rx_ts
+    $error("%m: RX_TS_SRC must be 0 (stamped at the port input) or 1 (from s_axis_rx_ts)");
   end
   for (genvar p = 0; p < PORT_COUNT; p++) begin : g_ts
     logic [63:0] rx_now;
@@ -238,20 +247,33 @@ module beryl_nic_if #(
       assign txs_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(s_tx_ts[p*64 +: 64], port_tx_ts_corr[p*32 +: 32]);
     end
     assign tx_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(ptp_ts, port_tx_ts_corr[p*32 +: 32]);
-    assign rx_now            = beryl_nic_pkg::ts_add(ptp_ts, port_rx_ts_corr[p*32 +: 32]);
-    assign rx_ts[p*64 +: 64] = rxc_hold_q[p] ? rxc_ts_q[p] : rx_now;
-    always_ff @(posedge clk) begin
-      if (s_axis_rx_tvalid[p] && s_axis_rx_tready[p]) begin
-        rxc_mid_q[p]  <= !s_axis_rx_tlast[p];
-        rxc_hold_q[p] <= 1'b0;
-      end else if (s_axis_rx_tvalid[p] && !rxc_mid_q[p] && !rxc_hold_q[p]) begin
-        rxc_hold_q[p] <= 1'b1;
-        rxc_ts_q[p]   <= rx_now;
+    if (RX_TS_SRC == 0) begin : g_rx_stamp
+      assign rx_now            = beryl_nic_pkg::ts_add(ptp_ts, port_rx_ts_corr[p*32 +: 32]);
+      assign rx_ts[p*64 +: 64] = rxc_hold_q[p] ? rxc_ts_q[p] : rx_now;
+      always_ff @(posedge clk) begin
+        if (s_axis_rx_tvalid[p] && s_axis_rx_tready[p]) begin
+          rxc_mid_q[p]  <= !s_axis_rx_tlast[p];
+          rxc_hold_q[p] <= 1'b0;
+        end else if (s_axis_rx_tvalid[p] && !rxc_mid_q[p] && !rxc_hold_q[p]) begin
+          rxc_hold_q[p] <= 1'b1;
+          rxc_ts_q[p]   <= rx_now;
+        end
+        if (rst) begin
+          rxc_mid_q[p]  <= 1'b0;
+          rxc_hold_q[p] <= 1'b0;
+        end
       end
-      if (rst) begin
-        rxc_mid_q[p]  <= 1'b0;
-        rxc_hold_q[p] <= 1'b0;
-      end
+      logic unused_rx_ts;
+      assign unused_rx_ts = ^s_axis_rx_ts[p*64 +: 64];
+    end else begin : g_rx_mac
+      // the source holds the frame's time with its first beat until the RX engine takes it
+      assign rx_now            = beryl_nic_pkg::ts_add(s_axis_rx_ts[p*64 +: 64], port_rx_ts_corr[p*32 +: 32]);
+      assign rx_ts[p*64 +: 64] = rx_now;
+      assign rxc_mid_q[p]      = 1'b0;
+      assign rxc_hold_q[p]     = 1'b0;
+      assign rxc_ts_q[p]       = '0;
+      logic unused_rxc;       // the port-input stamper's state exists only with RX_TS_SRC 0
+      assign unused_rxc = ^{rxc_mid_q[p], rxc_hold_q[p], rxc_ts_q[p]};
     end
   end
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Beryl NIC on the Xilinx UltraScale+ PCIe hard IP: the PCIe subsystem (shim, BAR0 registers, DMA
 // engines, MSI-X) and IF_COUNT NIC interfaces (beryl_nic_if), each with PORT_COUNT AXI-Stream port
-// pairs towards the MACs. Gen3 x16, 512-bit TLP stream at 250 MHz.
+// pairs towards the MACs (and, with TX_TS_SRC / RX_TS_SRC 1, the MACs' timestamps). Gen3 x16, 512-bit TLP
+// stream at 250 MHz.
 `default_nettype none
 
 module beryl_nic_us_top #(
@@ -26,6 +27,13 @@ module beryl_nic_us_top #(
   parameter int CPL_BATCH      = 8,
   parameter int TX_SCHED       = 0,              // ports' TX scheduler: 0 round robin, 1 token bucket, 2 TDMA
   parameter int TDMA_SLOTS_MAX = 8,              // TX_SCHED 2: slots per TDMA period, 1..32
+  // TX timestamps: 0 = stamped in each interface at its port output; 1 = returned by the MACs on s_tx_ts_*
+  // for the tag they got on m_axis_tx_tag (docs/blocks/ptp.md)
+  parameter int TX_TS_SRC      = 0,
+  // RX timestamps: 0 = stamped in each interface at its port input; 1 = the MACs' times on s_axis_rx_ts
+  parameter int RX_TS_SRC      = 0,
+  // TX timestamp tag width, bits: beryl_nic_if's default for this TX_SCHED (clog2 of its wait depth + 1)
+  parameter int TX_TS_TAG_W    = (TX_SCHED == 2) ? 9 : 5,
   parameter int MSIX_VECTORS   = 32,             // MSI-X vectors, 1..256
   parameter int TIMEOUT_CYCLES = 2500000,        // DMA read completion timeout, cycles
   parameter logic [15:0] VENDOR_ID = 16'h1234,   // placeholder ids: the build passes real ones
@@ -96,12 +104,18 @@ module beryl_nic_us_top #(
   output logic [NP-1:0]                  m_axis_tx_tvalid,
   input  wire logic [NP-1:0]             m_axis_tx_tready,
   output logic [NP-1:0]                  m_axis_tx_tlast,
+  output logic [NP*TX_TS_TAG_W-1:0]      m_axis_tx_tag,     // the frame's TX timestamp tag, every beat
+  // TX_TS_SRC 1: per port, the start-of-frame time (completion format) of the frame with this tag
+  input  wire logic [NP-1:0]             s_tx_ts_valid,
+  input  wire logic [NP*TX_TS_TAG_W-1:0] s_tx_ts_tag,
+  input  wire logic [NP*64-1:0]          s_tx_ts,
   input  wire logic [NP*512-1:0]         s_axis_rx_tdata,
   input  wire logic [NP*64-1:0]          s_axis_rx_tkeep,
   input  wire logic [NP-1:0]             s_axis_rx_tvalid,
   output logic [NP-1:0]                  s_axis_rx_tready,
   input  wire logic [NP-1:0]             s_axis_rx_tlast,
   input  wire logic [NP-1:0]             s_axis_rx_tuser,
+  input  wire logic [NP*64-1:0]          s_axis_rx_ts,      // RX_TS_SRC 1: the frame's time, first beat
 
   // PTP clock (regs/beryl_ptp.rdl): time of day for the MACs' timestamp units, pulse per second,
   // periodic output
@@ -131,6 +145,9 @@ module beryl_nic_us_top #(
   if (MAX_FRAME < 256 || (1 << $clog2(MAX_FRAME)) != MAX_FRAME || TX_SLOTS < 2 || TX_SLOTS > 128
       || (1 << $clog2(TX_SLOTS)) != TX_SLOTS) begin : g_chk_slots
     $error("%m: MAX_FRAME must be a power of two >= 256, TX_SLOTS a power of two 2..128 (8-bit tags)");
+  end
+  if (TX_TS_TAG_W != $clog2((TX_SCHED == 2) ? 256 : 16) + 1) begin : g_chk_tag
+    $error("%m: TX_TS_TAG_W must be beryl_nic_if's default for this TX_SCHED (5, or 9 with TDMA)");
   end
   if ((IF_COUNT << IFA_W) > PTP_OFF) begin : g_chk_ptp
     $error("%m: the interface blocks overlap the PTP block (regs/beryl_app.rdl)");
@@ -381,6 +398,9 @@ module beryl_nic_us_top #(
       .CPL_BATCH      (CPL_BATCH),
       .TX_SCHED       (TX_SCHED),
       .TDMA_SLOTS_MAX (TDMA_SLOTS_MAX),
+      .TX_TS_SRC      (TX_TS_SRC),
+      .RX_TS_SRC      (RX_TS_SRC),
+      .TX_TS_TAG_W    (TX_TS_TAG_W),
       .TAG_W          (IF_TAG_W)
     ) u_if (
       .clk                  (clk),
@@ -441,19 +461,17 @@ module beryl_nic_us_top #(
       .m_axis_tx_tvalid     (m_axis_tx_tvalid[i*PORT_COUNT +: PORT_COUNT]),
       .m_axis_tx_tready     (m_axis_tx_tready[i*PORT_COUNT +: PORT_COUNT]),
       .m_axis_tx_tlast      (m_axis_tx_tlast[i*PORT_COUNT +: PORT_COUNT]),
-      // TX timestamps from the interface's own stamper at its port outputs (no MAC here)
-      /* verilator lint_off PINCONNECTEMPTY */
-      .m_axis_tx_tag        (),
-      /* verilator lint_on PINCONNECTEMPTY */
-      .s_tx_ts_valid        ('0),
-      .s_tx_ts_tag          ('0),
-      .s_tx_ts              ('0),
+      .m_axis_tx_tag        (m_axis_tx_tag[i*PORT_COUNT*TX_TS_TAG_W +: PORT_COUNT*TX_TS_TAG_W]),
+      .s_tx_ts_valid        (s_tx_ts_valid[i*PORT_COUNT +: PORT_COUNT]),
+      .s_tx_ts_tag          (s_tx_ts_tag[i*PORT_COUNT*TX_TS_TAG_W +: PORT_COUNT*TX_TS_TAG_W]),
+      .s_tx_ts              (s_tx_ts[i*PORT_COUNT*64 +: PORT_COUNT*64]),
       .s_axis_rx_tdata      (s_axis_rx_tdata[i*PORT_COUNT*512 +: PORT_COUNT*512]),
       .s_axis_rx_tkeep      (s_axis_rx_tkeep[i*PORT_COUNT*64 +: PORT_COUNT*64]),
       .s_axis_rx_tvalid     (s_axis_rx_tvalid[i*PORT_COUNT +: PORT_COUNT]),
       .s_axis_rx_tready     (s_axis_rx_tready[i*PORT_COUNT +: PORT_COUNT]),
       .s_axis_rx_tlast      (s_axis_rx_tlast[i*PORT_COUNT +: PORT_COUNT]),
       .s_axis_rx_tuser      (s_axis_rx_tuser[i*PORT_COUNT +: PORT_COUNT]),
+      .s_axis_rx_ts         (s_axis_rx_ts[i*PORT_COUNT*64 +: PORT_COUNT*64]),
       .ptp_ts               (beryl_nic_pkg::ts_of_tod(ptp_tod)),
       .ptp_tod              (ptp_tod),
       .ptp_tod_step         (ptp_tod_step)

@@ -170,12 +170,17 @@ module tb_beryl_nic_us_top #(
     .m_axis_tx_tvalid          (tx_tvalid),
     .m_axis_tx_tready          (tx_tready),
     .m_axis_tx_tlast           (tx_tlast),
+    .m_axis_tx_tag             (),          // TX_TS_SRC 0: the interfaces stamp TX themselves
+    .s_tx_ts_valid             ({NP{1'b0}}),
+    .s_tx_ts_tag               ('0),
+    .s_tx_ts                   ('0),
     .s_axis_rx_tdata           (rx_tdata),
     .s_axis_rx_tkeep           (rx_tkeep),
     .s_axis_rx_tvalid          (rx_tvalid),
     .s_axis_rx_tready          (rx_tready),
     .s_axis_rx_tlast           (rx_tlast),
     .s_axis_rx_tuser           ({NP{1'b0}}),
+    .s_axis_rx_ts              ('0),        // RX_TS_SRC 0: stamped at the port input
     .ptp_tod                   (ptp_tod),
     .ptp_tod_step              (),
     .ptp_pps                   (),

@@ -1,0 +1,1 @@
+beryl_eth_axis_to_seg.sv
