@@ -37,7 +37,7 @@ Two queues and an unlimited one on the same port (one run): the simulator's wind
 each queue's rate comes from the TX completion timestamps (PTP time of a frame's first beat on the
 port; test_nic_sched.py checks them against its own port monitor): bytes from the first command after
 the burst to the last command over the time between their first frames. The same estimate is computed
-for every single-queue point (column "ts %") to show it agrees with the simulator's window.
+for every single-queue point (column "one-run ts %") to show it agrees with the simulator's window.
 
 Prints a table and writes JSON + plot: docs/figures/rate_sim.{json,png} for the full default run,
 build/bench/rate_sim.* for any other (or --out).
