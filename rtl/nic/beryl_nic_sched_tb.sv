@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Token-bucket TX scheduler (docs/blocks/nic_core.md, "Scheduler interface"): round robin among queues with
-// tokens, per-queue rate (8.24 bytes/cycle, 0 = unlimited) and burst, lazy refill on every state access.
+// tokens, per-queue rate (8.24 bytes/cycle, 0 = unlimited) and burst, lazy refill on every state access; a
+// command is debited at its status, and refills are capped at the burst only while the queue has none in flight.
 // One queue operation (doorbell, status, config, selection) per 3 cycles; doorbell to command about 10 cycles.
 `default_nettype none
 
@@ -46,7 +47,8 @@ module beryl_nic_sched_tb #(
   output logic                    cfg_rd_valid,    // one-cycle pulse per read, in request order
   output logic [31:0]             cfg_rd_rate,
   output logic [BURST_W-1:0]      cfg_rd_burst,
-  output logic [31:0]             cfg_rd_tokens,   // tokens now, whole bytes (floor), signed
+  output logic [31:0]             cfg_rd_tokens,   // tokens now, whole bytes (floor), signed; above the burst
+                                                   // only while a command is in flight (its cost still owed)
 
   output logic [31:0]             bad_sts_count    // statuses for a queue with no command in flight (wrapping)
 );
@@ -73,7 +75,10 @@ module beryl_nic_sched_tb #(
   localparam int SLOT_W = MAX_CMDS > 1 ? $clog2(MAX_CMDS) : 1;
   localparam int FRAC_W = 24;                 // fractional bits of rate and tokens
   localparam int TS_W   = 32;                 // timestamps, cycles (wrapping)
-  localparam int TOK_W  = BURST_W + 2 + FRAC_W; // tokens: signed, -2^(BURST_W+1) .. 2^(BURST_W+1) bytes
+  // tokens: signed, -2^(BURST_W+1) .. 2^(BURST_W+1) bytes. Above the burst only while a command is in flight,
+  // where refills saturate at TOK_MAX; the debit's cap at the burst makes that exact for any turnaround as
+  // long as the command costs at most TOK_MAX - burst > 2^BURST_W bytes (below that the debit saturates too).
+  localparam int TOK_W  = BURST_W + 2 + FRAC_W;
   localparam int CALC_W = 66;                 // refill / debit arithmetic, signed, never overflows
 
   // queue state word, one per queue in an inferred RAM: {st, rate, burst, tokens, ts}
@@ -97,6 +102,7 @@ module beryl_nic_sched_tb #(
   localparam logic [2:0] OP_RUN   = 3'd4;      // select the head of the run list
 
   localparam logic signed [CALC_W-1:0] TOK_MIN = -(CALC_W'(1) <<< (TOK_W - 1));
+  localparam logic signed [CALC_W-1:0] TOK_MAX = (CALC_W'(1) <<< (TOK_W - 1)) - CALC_W'(1);
 
   // ---------------------------------------------------------------- declarations
   logic [WORD_W-1:0]        st_mem [QUEUE_COUNT];
@@ -201,10 +207,12 @@ module beryl_nic_sched_tb #(
   logic signed [CALC_W-1:0] w_tok_x;
   logic signed [CALC_W-1:0] tok_ref_x;
   logic signed [CALC_W-1:0] sum_s;
-  /* verilator lint_off UNUSEDSIGNAL */  // the capped sum fits TOK_W bits; the rest is sign
+  logic signed [CALC_W-1:0] burst_x;       // the burst in token units
+  /* verilator lint_off UNUSEDSIGNAL */  // capped and clamped values fit TOK_W bits; the rest is sign
   logic signed [CALC_W-1:0] cap_s;
-  /* verilator lint_on UNUSEDSIGNAL */
   logic signed [CALC_W-1:0] deb_s;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic                     w_infl;        // the queue has a command reserved or in flight
   logic                     unlimited;
   logic                     eligible;
   logic                     issue;
@@ -214,6 +222,7 @@ module beryl_nic_sched_tb #(
   assign w_burst   = word_q[BU_LSB +: BURST_W];
   assign w_tok     = word_q[TOK_LSB +: TOK_W];
   assign dt        = now_q - ram_rdata_q[TS_LSB +: TS_W];
+  assign w_infl    = w_st == ST_INFL || w_st == ST_INFL_PEND;
   assign unlimited = w_rate == '0;
 
   // ---------------------------------------------------------------- status input: bad ones counted here
@@ -364,7 +373,7 @@ module beryl_nic_sched_tb #(
       t_now_q <= now_q;
       prod_q  <= 64'(ram_rdata_q[RA_LSB +: 32]) * 64'(dt);
     end
-    // S2: refill, capped at the burst
+    // S2: refill (capped at the burst unless a command is in flight)
     if (stage_q[2]) begin
       tok_ref_q <= cap_s[TOK_W-1:0];
     end
@@ -384,12 +393,21 @@ module beryl_nic_sched_tb #(
   assign w_tok_x   = {{(CALC_W - TOK_W){w_tok[TOK_W-1]}}, w_tok};
   assign tok_ref_x = {{(CALC_W - TOK_W){tok_ref_q[TOK_W-1]}}, tok_ref_q};
 
+  assign burst_x = $signed(CALC_W'({w_burst, {FRAC_W{1'b0}}}));
+
+  // Refill and debit. While a command is in flight its cost is still owed, so what the queue earns meanwhile
+  // is kept whole (up to TOK_MAX) and the burst applies after the debit: tokens = min(earned - cost, burst).
+  // Capping during the flight would throw away what the queue earns above the burst in every turnaround,
+  // and the long-term rate would fall short of the setting whenever the burst is below rate x turnaround.
+  // An idle or waiting queue still holds at most the burst. (The cap after the debit keeps the stored word
+  // within the burst; the queue's next refill, no longer in flight, would cap it as well.)
   always_comb begin
-    sum_s = w_tok_x + $signed({2'b00, prod_q});
-    cap_s = sum_s > $signed(CALC_W'({w_burst, {FRAC_W{1'b0}}})) ?
-            $signed(CALC_W'({w_burst, {FRAC_W{1'b0}}})) : sum_s;
+    sum_s = w_tok_x + $signed({2'b00, prod_q});           // >= TOK_MIN: tokens >= TOK_MIN, product >= 0
+    if (w_infl) cap_s = sum_s > TOK_MAX ? TOK_MAX : sum_s;
+    else        cap_s = sum_s > burst_x ? burst_x : sum_s;
     deb_s = tok_ref_x - $signed(CALC_W'({op_cost_q, {FRAC_W{1'b0}}}));
-    if (deb_s < TOK_MIN) deb_s = TOK_MIN;
+    if (deb_s > burst_x) deb_s = burst_x;
+    else if (deb_s < TOK_MIN) deb_s = TOK_MIN;
   end
 
   // S3: apply the operation
