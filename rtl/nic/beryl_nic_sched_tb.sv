@@ -93,7 +93,7 @@ module beryl_nic_sched_tb #(
   localparam logic [1:0] ST_IDLE      = 2'd0;
   localparam logic [1:0] ST_QUEUED    = 2'd1;
   localparam logic [1:0] ST_INFL      = 2'd2;  // command reserved or in flight
-  localparam logic [1:0] ST_INFL_PEND = 2'd3;  // in flight, and a doorbell came meanwhile
+  localparam logic [1:0] ST_INFL_PEND = 2'd3;  // in flight, and a doorbell came after the engine took it
 
   localparam logic [2:0] OP_STS   = 3'd0;
   localparam logic [2:0] OP_CFG   = 3'd1;
@@ -120,6 +120,8 @@ module beryl_nic_sched_tb #(
   // input registers
   logic                     db_v_q;
   logic [QI_W-1:0]          db_q;
+  logic                     db_taken;      // the doorbell's queue has a command the engine took (or takes now)
+  logic                     db_taken_q;
   logic                     cfg_v_q;
   logic                     cfg_we_q;
   logic [QI_W-1:0]          cfg_qidx_q;
@@ -188,6 +190,7 @@ module beryl_nic_sched_tb #(
   logic [QI_W-1:0]          op_qidx_q;
   logic [SLOT_W-1:0]        op_slot_q;
   logic [1:0]               op_res_q;
+  logic                     op_taken_q;    // OP_DB: db_taken_q
   logic [40:0]              op_cost_q;     // bytes + pkts * OVERHEAD_BYTES
   logic                     op_we_q;
   logic [31:0]              op_rate_q;
@@ -324,15 +327,29 @@ module beryl_nic_sched_tb #(
   assign wait_pop = start && op_sel == OP_WAIT;
 
   assign db_evt_ready = !init_q && !db_v_q;
+
+  // Only a doorbell that comes after the engine took the queue's command may mark the queue pending: the
+  // engine reads the producer pointer when it takes a command, so an earlier doorbell (even while the
+  // command waits in the command register) is served by it, and pending would give the queue an extra,
+  // empty command. Decided at the doorbell's handshake; its operation starts a few cycles later. For the
+  // same reason a doorbell still waiting when its queue's command is issued or taken is dropped below.
+  always_comb begin
+    db_taken = tx_cmd_valid && tx_cmd_ready && tx_cmd_qidx == db_evt_qidx;
+    for (int i = 0; i < MAX_CMDS; i++) begin
+      if (slot_sent_q[i] && slot_qidx_q[i*QI_W +: QI_W] == db_evt_qidx) db_taken = 1'b1;
+    end
+  end
   assign cfg_ready    = !init_q && !cfg_v_q;
 
   always_ff @(posedge clk) begin
     if (db_evt_valid && db_evt_ready) begin
-      db_v_q <= 1'b1;
-      db_q   <= db_evt_qidx;
-    end else if ((start && op_sel == OP_DB) || (issue && db_q == op_qidx_q)) begin
-      // a doorbell still waiting when its queue's command goes is served by that command (the engine reads
-      // the producer pointer after the doorbell), so it must not mark the queue pending
+      db_v_q     <= 1'b1;
+      db_q       <= db_evt_qidx;
+      db_taken_q <= db_taken;
+    end else if ((start && op_sel == OP_DB) || (issue && db_q == op_qidx_q) ||
+                 (tx_cmd_valid && tx_cmd_ready && tx_cmd_qidx == db_q)) begin
+      // a doorbell still waiting when its queue's command goes (or is taken) is served by that command (the
+      // engine reads the producer pointer after the doorbell), so it must not mark the queue pending
       db_v_q <= 1'b0;
     end
     if (cfg_valid && cfg_ready) begin
@@ -360,6 +377,7 @@ module beryl_nic_sched_tb #(
       op_qidx_q <= op_sel_qidx;
       op_slot_q <= ans_slot;
       op_res_q  <= slot_res_q[ans_slot*2 +: 2];
+      op_taken_q <= db_taken_q;
       op_cost_q <= 41'(slot_bytes_q[ans_slot*32 +: 32]) + 41'(slot_pkts_q[ans_slot*8 +: 8]) * 41'(OVERHEAD_BYTES);
       op_we_q   <= cfg_we_q;
       op_rate_q <= cfg_rate_q;
@@ -455,7 +473,7 @@ module beryl_nic_sched_tb #(
             ram_wdata[ST_LSB +: 2] = ST_QUEUED;
             if (eligible) run_push = 1'b1;
             else wait_push = 1'b1;
-          end else if (w_st == ST_INFL) begin
+          end else if (w_st == ST_INFL && op_taken_q) begin
             ram_wdata[ST_LSB +: 2] = ST_INFL_PEND;
           end
         end

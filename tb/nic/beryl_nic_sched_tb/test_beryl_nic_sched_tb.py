@@ -419,6 +419,36 @@ async def test_cfg_readback(dut):
 
 
 @cocotb.test()
+async def test_db_while_presented(dut):
+    """A doorbell that comes while the queue's command is presented but not yet taken is served by that
+    command (the engine reads the producer pointer when it takes it): no second command after an EMPTY or
+    DISABLED status. The second doorbell 20, 3, 1 and 0 cycles before the command is taken; a rate-limited
+    and an unlimited queue."""
+    b = Bench(dut, 7, lat_max=10)
+    await b.reset()
+    q_lim, q_unl = 5, 6
+    b.cfg_write(q_lim, rate_fx(0.5), 20000)
+    await b.drain()
+    b.disabled = {q_lim, q_unl}             # every command answers DISABLED: the queue retires
+    for q in (q_lim, q_unl):
+        for hold in (20, 3, 1, 0):          # cycles the command stays presented after the second doorbell
+            first = len(b.cmd_log.get(q, []))
+            b.bp = 1.0
+            b.doorbell(q, [])
+            while not (b.dut.tx_cmd_valid.value == 1 and int(b.dut.tx_cmd_qidx.value) == q):
+                await b.step()
+            b.doorbell(q, [])
+            while b.db_list or b.db_drv is not None:
+                await b.step()
+            await b.cycles(hold)
+            b.bp = 0.0
+            await b.drain()
+            n = len(b.cmd_log[q]) - first
+            assert n == 1, f"queue {q}, hold {hold}: {n} commands for two doorbells, one while presented"
+    b.check_end()
+
+
+@cocotb.test()
 async def test_turnaround(dut):
     """A burst (2000 bytes) far below rate x command turnaround: tokens earned while a command is in flight
     are kept, so the long-term rate is the setting (within 1 %; the RTL before this test capped them at
