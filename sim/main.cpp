@@ -102,6 +102,33 @@ static void zero_port(T& v) {
   memset(static_cast<void*>(&v), 0, sizeof v);
 }
 
+// ----------------------------------------------------------------------------- rising-edge eval
+// Verilator's eval() runs the input-combinational region (ico: the logic that reads the model's
+// inputs) on every call, then the clocked regions. Between the falling-edge eval (or the previous
+// rising-edge eval, when the falling one is skipped) and the rising edge the harness changes no
+// input but clk, which no ico logic reads; the clocked (nba) region recomputes whatever depends on
+// inputs and new state. So the rising-edge ico pass only recomputes the values it already holds
+// (about 5 % of a cycle): eval_rise() runs the clocked regions alone, as eval() runs them. It uses
+// internals of the pinned Verilator 5.048 (the phase functions and counters of
+// V<top>___024root___eval); if they are renamed the build fails. --check-fast-edge checks it: an
+// extra full eval after each rising edge must change no output.
+bool Vberyl_nic_us_top___024root___eval_phase__act(Vberyl_nic_us_top___024root* vlSelf);
+bool Vberyl_nic_us_top___024root___eval_phase__nba(Vberyl_nic_us_top___024root* vlSelf);
+
+static void eval_rise(Vberyl_nic_us_top* t) {
+  Vberyl_nic_us_top___024root* r = t->rootp;
+  int nba_iter = 0;
+  do {
+    if (++nba_iter > 10000) die("eval_rise: the NBA region did not converge");
+    r->__VactIterCount = 0;
+    do {
+      if (++r->__VactIterCount > 10000) die("eval_rise: the active region did not converge");
+      r->__VactPhaseResult = Vberyl_nic_us_top___024root___eval_phase__act(r);
+    } while (r->__VactPhaseResult);
+    r->__VnbaPhaseResult = Vberyl_nic_us_top___024root___eval_phase__nba(r);
+  } while (r->__VnbaPhaseResult);
+}
+
 // ----------------------------------------------------------------------------- options
 // The model's inputs: every port of beryl_nic_us_top but clk (BERYL_SIM_INPUTS, read off the verilated
 // header by the Makefile into sim_ports.h, with BERYL_SIM_OUTPUTS). A cycle whose inputs equal
@@ -199,8 +226,10 @@ static void usage() {
           "  --seed N               wire loss/reorder seed\n"
           "  --bench-cycles N       clock until NIC 0 made N cycles with no driver, print speed, exit\n"
           "  --no-fast-edge         evaluate the model on every falling edge (default: only when its inputs changed)\n"
+          "                         and with Verilator's full eval on the rising edge (default: clocked regions only)\n"
           "  --check-fast-edge      evaluate it on every falling edge and stop with an error if a cycle that would\n"
-          "                         have been skipped changes an output (a test of the skip)\n"
+          "                         have been skipped changes an output; likewise a full eval after each rising\n"
+          "                         edge (a test of both shortcuts)\n"
           "  --quiet                no log on stderr\n",
           CFG_NAME, P_IF_COUNT, P_PORT_COUNT, NP);
 }
@@ -449,7 +478,17 @@ class Nic {
     if (tx_fire) { take_tx(tx_fire, now); any_out = true; }
 
     t->clk = 1;
-    t->eval();
+    if (o_.fast_edge) {
+      eval_rise(t);
+      if (o_.check_fast_edge) {
+        out_snap_.update(t);
+        t->eval();
+        if (out_snap_.update(t)) die("--check-fast-edge: cycle %llu: an output changed in a full eval after the "
+                                     "rising-edge eval without the input-combinational region", (unsigned long long)cyc_);
+      }
+    } else {
+      t->eval();
+    }
 
     usp_->commit();
     if (rx_fire) commit_rx(rx_fire);

@@ -38,7 +38,10 @@ ETH_LOCAL = 0x88B5
 
 
 def build_sim():
-    """Build (or reuse) the default simulator under the shared build lock; return the binary path."""
+    """Build (or reuse) the default simulator under the shared build lock; return the binary path
+    (or the binary BERYL_SIM_BIN names, as tb/sw does)."""
+    if os.environ.get("BERYL_SIM_BIN"):
+        return os.environ["BERYL_SIM_BIN"]
     try:
         return sim_build.build_sim()
     except FileNotFoundError as e:
