@@ -213,10 +213,7 @@ module beryl_nic_rx_engine #(
     in_drop  = in_frame_q ? drop_q : no_free;
     in_slot  = in_frame_q ? slot_q : free_slot;
     in_off   = in_frame_q ? off_q : '0;
-    keep_bytes = '0;
-    for (int i = 0; i < KEEP_W; i++) begin
-      keep_bytes = keep_bytes + 7'(in_keep[i]);
-    end
+    keep_bytes = 7'($countones(in_keep));   // a population count, not a 64-step loop every cycle
     end_off = {1'b0, in_off} + (OFF_W + 1)'(keep_bytes);
   end
 
@@ -543,6 +540,7 @@ module beryl_nic_rx_engine #(
 
   // per batch buffer (index entry * DCACHE_BATCHES + batch)
   logic [1:0]            b_st_q  [CB];
+  logic [CB-1:0]         b_load_q;       // b_st_q[i] == B_LOAD, kept beside it (c_busy without a scan)
   logic [CNT_W-1:0]      b_cnt_q [CB];   // descriptors granted
   logic [15:0]           b_ptr_q [CB];   // ring pointer of the first
   logic [CB-1:0]         b_err_q;        // the DMA read failed
@@ -611,9 +609,8 @@ module beryl_nic_rx_engine #(
   logic                  ret_full;
 
   always_comb begin
-    c_busy = c_req_q;
-    for (int i = 0; i < CB; i++) begin
-      if (b_st_q[i] == B_LOAD) c_busy[i / DCACHE_BATCHES] = 1'b1;
+    for (int e = 0; e < DCACHE_ENTRIES; e++) begin
+      c_busy[e] = c_req_q[e] || (b_load_q[e*DCACHE_BATCHES +: DCACHE_BATCHES] != '0);
     end
   end
 
@@ -789,6 +786,7 @@ module beryl_nic_rx_engine #(
     // fetch issued: the tail batch waits for the QM
     if (f_go) begin
       b_st_q[{f_e, c_tl_q[f_e]}] <= B_REQ;
+      b_load_q[{f_e, c_tl_q[f_e]}] <= 1'b0;
       c_tl_q[f_e]                <= c_tl_q[f_e] + KB_W'(1);
       c_req_q[f_e]               <= 1'b1;
     end
@@ -797,11 +795,13 @@ module beryl_nic_rx_engine #(
       c_req_q[rsp_e] <= 1'b0;
       if (rsp_ok) begin
         b_st_q[rsp_ci]  <= B_LOAD;
+        b_load_q[rsp_ci] <= 1'b1;
         b_cnt_q[rsp_ci] <= op_rsp_count;
         b_ptr_q[rsp_ci] <= op_rsp_ptr;
         c_cq_q[rsp_e]   <= op_rsp_target[15:0];
       end else begin
         b_st_q[rsp_ci]    <= B_EMPTY;
+        b_load_q[rsp_ci]  <= 1'b0;
         c_tl_q[rsp_e]     <= rsp_b;
         c_empty_q[rsp_e]  <= 1'b1;
         c_nack_q[rsp_e]   <= c_demand_q[rsp_e];
@@ -811,6 +811,7 @@ module beryl_nic_rx_engine #(
     // descriptors arrived
     if (rd_desc_status_valid) begin
       b_st_q[rd_desc_status_tag[CB_W-1:0]]  <= B_READY;
+      b_load_q[rd_desc_status_tag[CB_W-1:0]] <= 1'b0;
       b_err_q[rd_desc_status_tag[CB_W-1:0]] <= rd_desc_status_error != 4'd0;
     end
     // held count: + a batch per op, - the part of it not granted, - one per descriptor used
@@ -839,6 +840,7 @@ module beryl_nic_rx_engine #(
         // the head batch is used up and the next is still on its way: prefetch is too shallow
         if (c_busy[a_e] && b_st_q[CB_W'({a_e, c_hd_q[a_e] + KB_W'(1)})] != B_READY) c_level_q[a_e] <= level_up;
         b_st_q[a_ci]  <= B_EMPTY;
+        b_load_q[a_ci] <= 1'b0;
         c_hd_q[a_e]   <= c_hd_q[a_e] + KB_W'(1);
         c_used_q[a_e] <= '0;
       end else begin
@@ -863,6 +865,7 @@ module beryl_nic_rx_engine #(
     // miss: take over the victim (idle, so all its batches are empty or ready) for the frame's queue
     if (a_alloc) begin
       for (int b = 0; b < DCACHE_BATCHES; b++) b_st_q[{vic_e, KB_W'(b)}] <= B_EMPTY;
+      b_load_q[32'(vic_e)*DCACHE_BATCHES +: DCACHE_BATCHES] <= '0;
       c_valid_q[vic_e]  <= 1'b1;
       c_flush_q[vic_e]  <= 1'b0;
       c_qidx_q[vic_e]   <= a_q;
@@ -879,6 +882,7 @@ module beryl_nic_rx_engine #(
     a_seen_q <= a_valid && !a_fire;
     if (rst) begin
       for (int i = 0; i < CB; i++) b_st_q[i] <= B_EMPTY;
+      b_load_q <= '0;
       for (int e = 0; e < DCACHE_ENTRIES; e++) begin
         c_age_q[e]  <= ENT_W'(e);
         c_held_q[e] <= '0;

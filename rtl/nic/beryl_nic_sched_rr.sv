@@ -105,9 +105,14 @@ module beryl_nic_sched_rr #(
   logic                     db_fire;
 
   // ---------------------------------------------------------------- status
+  // the per-slot compares only with a status (likewise doorbells and the free-slot scan below): the
+  // result is used only then, and Verilator skips the loops on the other cycles (simulator speed)
   always_comb begin
-    for (int i = 0; i < MAX_CMDS; i++) begin
-      sts_hit[i] = slot_sent_q[i] && slot_qidx_q[i*QI_W +: QI_W] == sts_qidx_q;
+    sts_hit = '0;
+    if (sts_valid_q) begin
+      for (int i = 0; i < MAX_CMDS; i++) begin
+        sts_hit[i] = slot_sent_q[i] && slot_qidx_q[i*QI_W +: QI_W] == sts_qidx_q;
+      end
     end
   end
 
@@ -123,8 +128,11 @@ module beryl_nic_sched_rr #(
 
   // ---------------------------------------------------------------- doorbells
   always_comb begin
-    for (int i = 0; i < MAX_CMDS; i++) begin
-      db_hit[i] = slot_sent_q[i] && slot_qidx_q[i*QI_W +: QI_W] == db_qidx_q;
+    db_hit = '0;
+    if (db_valid_q) begin
+      for (int i = 0; i < MAX_CMDS; i++) begin
+        db_hit[i] = slot_sent_q[i] && slot_qidx_q[i*QI_W +: QI_W] == db_qidx_q;
+      end
     end
   end
 
@@ -192,13 +200,27 @@ module beryl_nic_sched_rr #(
 
   always_comb begin
     free_slot = '0;
-    free_any  = 1'b0;
-    for (int i = MAX_CMDS - 1; i >= 0; i--) begin
-      if (!slot_busy_q[i]) begin
-        free_slot = SLOT_W'(i);
-        free_any  = 1'b1;
-      end
+    free_any  = ~&slot_busy_q;
+    if (!fifo_empty) begin   // used only by cmd_load, which needs a queue
+      for (int i = MAX_CMDS - 1; i >= 0; i--) if (!slot_busy_q[i]) free_slot = SLOT_W'(i);
     end
+  end
+
+  // slot table next state, in priority order (a later event on the same slot wins): a doorbell for a
+  // queue in flight marks it pending; the presented command taken marks its slot sent; a loaded command
+  // reserves its slot; a status frees its slot. Indexed writes, no loop over the slots.
+  logic [MAX_CMDS-1:0] slot_busy_n, slot_sent_n, slot_pend_n;
+  always_comb begin
+    slot_busy_n = slot_busy_q;
+    slot_sent_n = slot_sent_q;
+    slot_pend_n = slot_pend_q | db_hit;                 // db_hit is 0 without a doorbell
+    if (tx_cmd_valid && tx_cmd_ready) slot_sent_n[cmd_slot_q] = 1'b1;
+    if (cmd_load) begin
+      slot_busy_n[free_slot] = 1'b1;
+      slot_pend_n[free_slot] = 1'b0;
+    end
+    slot_busy_n = slot_busy_n & ~sts_hit;               // sts_hit is 0 without a status
+    slot_sent_n = slot_sent_n & ~sts_hit;
   end
 
   // a command reserves its slot when it is loaded; the FIFO read lands in the output register
@@ -218,21 +240,10 @@ module beryl_nic_sched_rr #(
     end else if (tx_cmd_ready) begin
       tx_cmd_valid <= 1'b0;
     end
-    for (int i = 0; i < MAX_CMDS; i++) begin
-      if (db_valid_q && db_hit[i]) slot_pend_q[i] <= 1'b1;
-      if (tx_cmd_valid && tx_cmd_ready && cmd_slot_q == SLOT_W'(i)) begin
-        slot_sent_q[i] <= 1'b1;
-        slot_qidx_q[i*QI_W +: QI_W] <= tx_cmd_qidx;
-      end
-      if (cmd_load && free_slot == SLOT_W'(i)) begin
-        slot_busy_q[i] <= 1'b1;
-        slot_pend_q[i] <= 1'b0;
-      end
-      if (sts_valid_q && sts_hit[i]) begin
-        slot_busy_q[i] <= 1'b0;
-        slot_sent_q[i] <= 1'b0;
-      end
-    end
+    slot_busy_q <= slot_busy_n;
+    slot_sent_q <= slot_sent_n;
+    slot_pend_q <= slot_pend_n;
+    if (tx_cmd_valid && tx_cmd_ready) slot_qidx_q[32'(cmd_slot_q)*QI_W +: QI_W] <= tx_cmd_qidx;
     if (rst) begin
       fifo_wr_q    <= '0;
       fifo_rd_q    <= '0;

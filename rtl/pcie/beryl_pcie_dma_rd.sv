@@ -170,11 +170,19 @@ module beryl_pcie_dma_rd #(
     // tags 0..31, all of them with extended tags
     tag_allowed = ext_tag_en ? {PCIE_TAG_COUNT{1'b1}} : PCIE_TAG_COUNT'({32{1'b1}});
     tag_free  = ~tag_active_q & tag_allowed;
-    tag_avail = |tag_free;
-    tag_sel   = lowest_tag(tag_free);
-    op_avail = ~&op_active_q;
-    op_sel   = '0;
-    for (int i = OP_COUNT - 1; i >= 0; i--) if (!op_active_q[i]) op_sel = OP_W'(i);
+    op_avail  = ~&op_active_q;
+    // the scans only where they are used (a request to issue, a descriptor offered): Verilator
+    // skips them on idle cycles (C++ simulator speed); in hardware an AND on the result
+    tag_avail = 1'b0;
+    tag_sel   = '0;
+    if (gen_active_q) begin
+      tag_avail = |tag_free;
+      tag_sel   = lowest_tag(tag_free);
+    end
+    op_sel = '0;
+    if (rd_desc_valid) begin
+      for (int i = OP_COUNT - 1; i >= 0; i--) if (!op_active_q[i]) op_sel = OP_W'(i);
+    end
   end
 
   // Size of the next request: up to the next MRRS-aligned host address (which also keeps
@@ -258,8 +266,12 @@ module beryl_pcie_dma_rd #(
   always_ff @(posedge clk) begin
     if (adv) begin
       a_valid_q <= rx_cpl_tlp_valid;
-      a_data_q  <= rx_cpl_tlp_data;
-      a_strb_q  <= rx_cpl_tlp_strb;
+      // payload registers load only with a beat (in every stage): Verilator then copies no
+      // 512/1024-bit words on idle cycles; the stage's valid qualifies them
+      if (rx_cpl_tlp_valid) begin
+        a_data_q <= rx_cpl_tlp_data;
+        a_strb_q <= rx_cpl_tlp_strb;
+      end
       a_sop_q   <= rx_cpl_tlp_sop;
       a_eop_q   <= rx_cpl_tlp_eop;
       if (rx_cpl_tlp_valid && rx_cpl_tlp_sop) a_hdr_q <= rx_cpl_tlp_hdr;
@@ -373,8 +385,10 @@ module beryl_pcie_dma_rd #(
   always_ff @(posedge clk) begin
     if (adv) begin
       b_valid_q <= a_valid_q;
-      b_data_q  <= a_data_q;
-      b_be_q    <= b_be;
+      if (a_valid_q) begin
+        b_data_q <= a_data_q;
+        b_be_q   <= b_be;
+      end
       b_base_q   <= b_base;
       b_done_q   <= a_eop_q && b_last && b_ok;
       b_eop_q    <= a_eop_q;
@@ -400,9 +414,13 @@ module beryl_pcie_dma_rd #(
   always_comb begin
     rot           = b_base_q[ROW_OFF_W-1:0];
     row           = b_base_q[RAM_ADDR_W-1:ROW_OFF_W];
-    rot_data_wide = {b_data_q, b_data_q, b_data_q, b_data_q} << (8 * 32'(rot));
+    rot_data_wide = '0;
+    rot_be_wide   = '0;
+    if (b_valid_q) begin   // the wide shift only with a beat (C loads only then)
+      rot_data_wide = {b_data_q, b_data_q, b_data_q, b_data_q} << (8 * 32'(rot));
+      rot_be_wide   = {{BEAT_BYTES{1'b0}}, b_be_q, {BEAT_BYTES{1'b0}}, b_be_q} << rot;
+    end
     rot_data      = rot_data_wide[2*ROW_BYTES*8-1:ROW_BYTES*8];
-    rot_be_wide   = {{BEAT_BYTES{1'b0}}, b_be_q, {BEAT_BYTES{1'b0}}, b_be_q} << rot;
     rot_be        = rot_be_wide[2*ROW_BYTES-1:ROW_BYTES];
   end
 
@@ -420,8 +438,10 @@ module beryl_pcie_dma_rd #(
   always_ff @(posedge clk) begin
     if (adv) begin
       c_valid_q   <= b_valid_q;
-      c_data_q    <= rot_data;
-      c_be_q      <= rot_be;
+      if (b_valid_q) begin
+        c_data_q <= rot_data;
+        c_be_q   <= rot_be;
+      end
       c_addr0_q   <= row + SEG_ADDR_W'(32'(rot) >= BEAT_BYTES);
       c_addr1_q   <= row;
       c_pending_q <= b_valid_q ? {|rot_be[ROW_BYTES-1:BEAT_BYTES], |rot_be[BEAT_BYTES-1:0]} : '0;
@@ -465,7 +485,10 @@ module beryl_pcie_dma_rd #(
 
   assign tick   = (tick_cnt_q == '0);
   assign to_any = |expired_q;
-  assign to_tag = lowest_tag(expired_q);
+  always_comb begin
+    to_tag = '0;
+    if (to_any) to_tag = lowest_tag(expired_q);   // the scan only with a timed-out tag
+  end
   assign to_retire = to_any && !c_retire;
 
   logic            ret_valid;

@@ -258,9 +258,11 @@ module beryl_pcie_msix #(
     cand     = pend_q[scan_word_q*32 +: 32] & ~mask_q[scan_word_q*32 +: 32];
     cand_any = (cand != '0);
     cand_idx = '0;
-    for (int i = 31; i >= 0; i--) begin
-      if (cand[i]) begin
-        cand_idx = 5'(i);
+    if (cand_any) begin   // the scan only with a candidate (Verilator skips it on idle cycles)
+      for (int i = 31; i >= 0; i--) begin
+        if (cand[i]) begin
+          cand_idx = 5'(i);
+        end
       end
     end
     // PCIe 3.0 section 6.8.2: no message while MSI-X is disabled or the function is masked.
