@@ -59,15 +59,20 @@ module beryl_nic_csum #(
   assign accept        = s_axis_tvalid && s_axis_tready;
   assign start         = first_q ? csum_start : start_q;
 
+  // the byte lanes only on an accepted beat (stage 1 loads only then): Verilator skips the loops on
+  // the other cycles (C++ simulator speed)
   always_comb begin
-    for (int i = 0; i < KEEP_W; i++) begin
-      masked[i*8 +: 8] = (s_axis_tkeep[i] && START_W'(i) + (first_q ? '0 : base_q) >= start)
-                         ? s_axis_tdata[i*8 +: 8] : 8'h00;
-    end
+    masked   = '0;
     beat_sum = '0;
-    for (int w = 0; w < WORDS; w++) begin
-      // byte 2w is the high byte of a 16-bit word on the wire (network order)
-      beat_sum = beat_sum + 21'({masked[w*16 +: 8], masked[w*16 + 8 +: 8]});
+    if (accept) begin
+      for (int i = 0; i < KEEP_W; i++) begin
+        masked[i*8 +: 8] = (s_axis_tkeep[i] && START_W'(i) + (first_q ? '0 : base_q) >= start)
+                           ? s_axis_tdata[i*8 +: 8] : 8'h00;
+      end
+      for (int w = 0; w < WORDS; w++) begin
+        // byte 2w is the high byte of a 16-bit word on the wire (network order)
+        beat_sum = beat_sum + 21'({masked[w*16 +: 8], masked[w*16 + 8 +: 8]});
+      end
     end
   end
 

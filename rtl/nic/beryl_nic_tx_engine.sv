@@ -426,8 +426,15 @@ module beryl_nic_tx_engine #(
   logic [$clog2(CPLQ_DEPTH):0] cq_cnt_q;
 
   assign d_idx     = DENT_W'(proc_q) * DENT_W'(DESC_BATCH) + DENT_W'(w_di_q);
-  assign d         = ((32'(d_idx) / 4) % 2 == 1) ? dmem1[DROW_W'(32'(d_idx) / 8)][(32'(d_idx) % 4) * 128 +: 128]
-                                                 : dmem0[DROW_W'(32'(d_idx) / 8)][(32'(d_idx) % 4) * 128 +: 128];
+  // the descriptor is read only while the walker is on one (every use below is qualified by W_DESC),
+  // so the C++ simulator does no wide part-select on the other cycles
+  always_comb begin
+    d = '0;
+    if (w_st_q == W_DESC) begin
+      d = ((32'(d_idx) / 4) % 2 == 1) ? dmem1[DROW_W'(32'(d_idx) / 8)][(32'(d_idx) % 4) * 128 +: 128]
+                                      : dmem0[DROW_W'(32'(d_idx) / 8)][(32'(d_idx) % 4) * 128 +: 128];
+    end
+  end
   assign w_more    = d.flags[beryl_nic_pkg::TX_DESC_FLAG_MORE];
   assign w_slot    = w_open_q ? w_slot_q : p_alloc_q;
   assign w_sum     = 32'(w_open_q ? w_len_q : '0) + d.len;
