@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-APT_PKGS="g++ make perl python3 python3-venv python3-dev iproute2 iputils-ping iperf3 tshark yosys"
+APT_PKGS="g++ make ccache perl python3 python3-venv python3-dev iproute2 iputils-ping iperf3 tshark yosys"
 
 need_apt=0
 for p in $APT_PKGS; do

@@ -389,6 +389,14 @@ def desc_batch_traffic(build, sock, batch, tcp_bytes):
         tap_bridge_tcp(build, sock, "d", str(tcp_bytes), [])
 
 
+# Regression tests of two more simulator builds (each a Verilator build of the whole NIC plus its run):
+# in the long tier (`make test-long`), to keep the default tier within CI's time budget.
+LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
+long_only = pytest.mark.skipif(not LONG, reason="builds another simulator configuration: BERYL_LONG=1 "
+                               "(make test-long)")
+
+
+@long_only
 @pytest.mark.parametrize("batch", [32])
 def test_sim_desc_batch(build, sim_factory, batch):
     """A build whose TX descriptor batch (32) is larger than its TX packet slots (16): loopback and, as
@@ -399,6 +407,7 @@ def test_sim_desc_batch(build, sim_factory, batch):
     desc_batch_traffic(build, sock, batch, 4 << 20)
 
 
+@long_only
 @pytest.mark.parametrize("tx_slots", [32])
 def test_sim_tx_slots(build, sim_factory, tx_slots):
     """A build with more TX packet slots than RX slots (TX_SLOTS=32, RX_SLOTS 16, MAX_FRAME 16384: a

@@ -601,8 +601,15 @@ CONFIGS = {
 TESTCASES = {"tx32_rx16": ["test_discovery", "test_loopback_lengths", "test_offloads"]}
 
 
+# one_if runs the same tests as two_ports_32k_queues (both LOOP=0, one interface; that one adds a second
+# port and more queues): in the long tier only, to keep the default tier within CI's time budget
+LONG_ONLY = {"one_if"}
+
+
 @pytest.mark.parametrize("cfg", list(CONFIGS))
 def test_beryl_nic_us_top(cfg):
+    if cfg in LONG_ONLY and not LONG:
+        pytest.skip(f"{cfg}: BERYL_LONG=1 (make test-long)")
     sys.path.insert(0, str(HERE.parents[1] / "common"))
     import beryl_sim
     beryl_sim.run("tb_beryl_nic_us_top", "tb/nic/beryl_nic_us_top/tb_beryl_nic_us_top.f",
