@@ -237,31 +237,36 @@ module beryl_nic_if_regs #(
   assign psel    = port_sel_q[PSEL_W-1:0];
   assign port_ok = 32'(port_sel_q) < 32'(PORT_COUNT);
 
+  // worked out only for a read being accepted (a write's rdata_q is never returned): the C++ simulator
+  // then skips this address decode on the other cycles
   always_comb begin
-    direct_rd = param_word(off);
-    if (off >= CNT_BASE && off < CNT_BASE + 4 * CNT_COUNT) begin
-      direct_rd = counters[(off - CNT_BASE) * 8 +: 32];
+    direct_rd = '0;
+    if (rd_go) begin
+      direct_rd = param_word(off);
+      if (off >= CNT_BASE && off < CNT_BASE + 4 * CNT_COUNT) begin
+        direct_rd = counters[(off - CNT_BASE) * 8 +: 32];
+      end
+      if (off == O_Q_SEL)     direct_rd = {2'b0, qtype_q, 4'b0, qsel_q};
+      if (off == O_Q_STATUS)  direct_rd = {31'b0, qerr_q};
+      if (off >= O_Q_STAT0 + 4 && off <= O_Q_STAT5) direct_rd = snap_q[(off - O_Q_STAT0) * 8 +: 32];
+      if (off == O_RSS_CTRL)  direct_rd = {18'b0, rss_hash_en_q, 7'b0, rss_en_q};
+      if (off == O_RSS_DEFQ)  direct_rd = {16'b0, rss_defq_q};
+      if (off == O_RSS_IDX)   direct_rd = {16'b0, rss_idx_q};
+      if (off >= O_RSS_KEY0 && off <= O_RSS_KEY9) direct_rd = rss_key_q[(off - O_RSS_KEY0) * 8 +: 32];
+      if (off == O_PORT_SEL)  direct_rd = {24'b0, port_sel_q};
+      if (off == O_PORT_CTRL) direct_rd = {31'b0, port_ok && port_tx_en_q[psel]};
+      if (off == O_PORT_TXP)  direct_rd = port_ok ? port_tx_pkts[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_TXB)  direct_rd = port_ok ? port_tx_bytes[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_RXP)  direct_rd = port_ok ? port_rx_pkts[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_RXB)  direct_rd = port_ok ? port_rx_bytes[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_TXD)  direct_rd = port_ok ? port_tx_drops[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_RXD)  direct_rd = port_ok ? port_rx_drops[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_TXC)  direct_rd = port_ok ? port_txc_q[psel] : 32'h0;
+      if (off == O_PORT_RXC)  direct_rd = port_ok ? port_rxc_q[psel] : 32'h0;
+      if (off == O_PORT_TSM)  direct_rd = port_ok ? port_tx_ts_mismatch[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_TST)  direct_rd = port_ok ? port_tx_ts_timeout[32*psel +: 32] : 32'h0;
+      if (off == O_PORT_TSS)  direct_rd = port_ok ? port_tx_ts_spurious[32*psel +: 32] : 32'h0;
     end
-    if (off == O_Q_SEL)     direct_rd = {2'b0, qtype_q, 4'b0, qsel_q};
-    if (off == O_Q_STATUS)  direct_rd = {31'b0, qerr_q};
-    if (off >= O_Q_STAT0 + 4 && off <= O_Q_STAT5) direct_rd = snap_q[(off - O_Q_STAT0) * 8 +: 32];
-    if (off == O_RSS_CTRL)  direct_rd = {18'b0, rss_hash_en_q, 7'b0, rss_en_q};
-    if (off == O_RSS_DEFQ)  direct_rd = {16'b0, rss_defq_q};
-    if (off == O_RSS_IDX)   direct_rd = {16'b0, rss_idx_q};
-    if (off >= O_RSS_KEY0 && off <= O_RSS_KEY9) direct_rd = rss_key_q[(off - O_RSS_KEY0) * 8 +: 32];
-    if (off == O_PORT_SEL)  direct_rd = {24'b0, port_sel_q};
-    if (off == O_PORT_CTRL) direct_rd = {31'b0, port_ok && port_tx_en_q[psel]};
-    if (off == O_PORT_TXP)  direct_rd = port_ok ? port_tx_pkts[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_TXB)  direct_rd = port_ok ? port_tx_bytes[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_RXP)  direct_rd = port_ok ? port_rx_pkts[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_RXB)  direct_rd = port_ok ? port_rx_bytes[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_TXD)  direct_rd = port_ok ? port_tx_drops[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_RXD)  direct_rd = port_ok ? port_rx_drops[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_TXC)  direct_rd = port_ok ? port_txc_q[psel] : 32'h0;
-    if (off == O_PORT_RXC)  direct_rd = port_ok ? port_rxc_q[psel] : 32'h0;
-    if (off == O_PORT_TSM)  direct_rd = port_ok ? port_tx_ts_mismatch[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_TST)  direct_rd = port_ok ? port_tx_ts_timeout[32*psel +: 32] : 32'h0;
-    if (off == O_PORT_TSS)  direct_rd = port_ok ? port_tx_ts_spurious[32*psel +: 32] : 32'h0;
   end
 
   // ------------------------------------------------------------------ access sequencer

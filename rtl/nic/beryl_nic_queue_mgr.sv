@@ -205,9 +205,10 @@ module beryl_nic_queue_mgr #(
     end
   end
 
-  // the read register holds while stage 1 waits (read enable), like a block RAM output
+  // the read register holds while stage 1 waits (read enable), like a block RAM output; it reads only
+  // for a request taken (stage 1 uses it only then), so idle cycles copy no state word (simulator speed)
   always_ff @(posedge clk) begin
-    if (en) begin
+    if (take) begin
       ram_rdata_q <= mem[s0_qidx];
     end
   end
@@ -220,6 +221,8 @@ module beryl_nic_queue_mgr #(
   always_ff @(posedge clk) begin
     if (en) begin
       fwd_valid_q <= s1_valid_q;
+    end
+    if (en && s1_valid_q) begin   // the word only with a write to forward
       fwd_qidx_q  <= s1_qidx_q;
       fwd_data_q  <= st_new;
     end
@@ -253,7 +256,10 @@ module beryl_nic_queue_mgr #(
   logic [31:0]      rdata;
   logic             err;
 
-  assign cur     = (fwd_valid_q && fwd_qidx_q == s1_qidx_q) ? fwd_data_q : ram_rdata_q;
+  always_comb begin
+    cur = '0;   // stage 1's word only with a request in it (its results are used only then)
+    if (s1_valid_q) cur = (fwd_valid_q && fwd_qidx_q == s1_qidx_q) ? fwd_data_q : ram_rdata_q;
+  end
   assign base    = cur[O_BASE +: 64];
   assign prod    = cur[O_PROD +: 16];
   assign cons    = cur[O_CONS +: 16];
