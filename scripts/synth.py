@@ -4,13 +4,16 @@
 
 Fails when synthesis fails or infers a latch; prints a resource table (LUT, FF, LUTRAM, BRAM,
 URAM, DSP). These are Yosys's estimates for UltraScale+, not Vivado's numbers, and carry no timing.
-Usage: synth.py [--json] [top ...]   (default: every top in TOPS)
+Usage: synth.py [--json] [-j N] [top ...]   (default: every top in TOPS; N Yosys runs at a time,
+default the number of CPUs)
 """
 import json
+import os
 import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -107,10 +110,32 @@ def synth(name, flist, params):
     return counts
 
 
+# the largest designs start first, so that with N runs at a time none of them is left to run alone at the end
+HEAVY_FIRST = ("beryl_nic_if", "beryl_pcie_us_top", "beryl_pcie_us_top_x8")
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    if "-h" in argv or "--help" in argv:
+        print(__doc__.strip())
+        return
+    jobs = os.cpu_count() or 1
+    if "-j" in argv:
+        i = argv.index("-j")
+        if i + 1 >= len(argv) or not argv[i + 1].isdigit() or int(argv[i + 1]) < 1:
+            raise SystemExit("synth: -j needs a positive number")
+        jobs = int(argv[i + 1])
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
+    unknown = [a for a in args if a not in TOPS]
+    if unknown:
+        raise SystemExit(f"synth: unknown top(s) {unknown}; known: {', '.join(TOPS)}")
     names = args or list(TOPS)
-    results = {n: synth(n, *TOPS[n]) for n in names}
+    order = sorted(names, key=lambda n: (n not in HEAVY_FIRST, names.index(n)))
+    # each run is a yosys process: threads only wait for them
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {n: pool.submit(synth, n, *TOPS[n]) for n in order}
+        results = {n: futures[n].result() for n in names}
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
     else:
