@@ -8,63 +8,121 @@ RTL signal it (or the nearest line above it) assigns.
     valgrind --tool=callgrind --callgrind-out-file=cg.out build/lineprof/beryl-sim --bench-cycles 40000 --quiet
     python3 bench/sim/cg_lines.py cg.out build/lineprof/vobj --cycles 40000
 
-The attribution is approximate (a line is given to the nearest signal above it; costs inside
-Verilator's inlined wide-word helpers are reported as verilated_funcs.h), but ranks the blocks whose
-per-cycle work is worth guarding. Figures are instructions per simulated cycle (total / --cycles,
-start-up included)."""
+With --binary (a callgrind run with --dump-instr=yes), every instruction is looked up with
+addr2line, so the cost of Verilator's inlined helpers (wide shifts, population counts: reported as
+verilated_funcs.h otherwise) goes to the generated line that called them:
+
+    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=cg.out build/lineprof/beryl-sim ...
+    python3 bench/sim/cg_lines.py cg.out build/lineprof/vobj --cycles 40000 --binary build/lineprof/beryl-sim
+
+The attribution is approximate (a line is given to the nearest signal above it), but ranks the
+blocks whose per-cycle work is worth guarding. Figures are instructions per simulated cycle
+(total / --cycles, start-up included). --lines N also lists the N most costly generated lines."""
 import argparse
 import collections
 import os
 import re
+import subprocess
 
-POS = re.compile(r"^([+-]?\d+|\*)(?:\s+(\d+))?")
+class Names:
+    """callgrind's name compression: "(id) name" defines an id, "(id)" refers back to it."""
 
+    def __init__(self):
+        self.names = {}
 
-def line_costs(path):
-    """{(file, line): instructions} from a callgrind file (positions: line; events: Ir)."""
-    names = {}
-    cost = collections.Counter()
-    cur_file = sub_file = None
-    last = 0
-    after_calls = False
-
-    def name(s):
+    def __call__(self, s):
         m = re.match(r"\((\d+)\)(?: (.*))?", s)
         if not m:
             return s
         if m.group(2):
-            names[m.group(1)] = m.group(2)
-        return names.get(m.group(1), s)
+            self.names[m.group(1)] = m.group(2)
+        return self.names.get(m.group(1), s)
 
+
+def cost_lines(path):
+    """(object, file, position, cost) for each self-cost line of a callgrind file: position is the
+    first position field as written (absolute, +/- relative or *), cost the first event; the
+    inclusive cost lines after a call are skipped (the callee reports its own)."""
+    name = Names()
+    obj = cur_file = sub_file = None
+    after_calls = False
+    npos = 1   # position columns ("positions: line" or "positions: instr line")
     with open(path) as f:
         for raw in f:
             line = raw.rstrip("\n")
             if not line:
                 continue
+            if line.startswith("positions:"):
+                npos = len(line.split()) - 1
+                continue
             key, _, val = line.partition("=")
-            if key == "fl":
+            if key == "ob":
+                obj = name(val)
+            elif key == "fl":
                 cur_file, sub_file = name(val), None
             elif key in ("fi", "fe"):
                 sub_file = name(val)
             elif key == "fn":
                 sub_file = None
-            elif key in ("cfl", "cfi", "cfn", "cob", "ob"):
-                if key in ("cfl", "cfi"):
-                    name(val)
+            elif key in ("cob", "cfl", "cfi"):
+                name(val)
             elif key == "calls":
                 after_calls = True   # the next cost line is the call's inclusive cost
-            else:
-                m = POS.match(line)
-                if not m:
-                    continue
-                p = m.group(1)
-                ln = last + int(p) if p[0] in "+-" else (last if p == "*" else int(p))
-                last = ln
-                if after_calls:
-                    after_calls = False
-                    continue
-                if m.group(2):
-                    cost[(sub_file or cur_file, ln)] += int(m.group(2))
+            elif line[0] in "0123456789+-*":
+                parts = line.split()
+                cost = None if after_calls or len(parts) <= npos else int(parts[npos])
+                yield obj, sub_file or cur_file, parts[0], cost
+                after_calls = False
+
+
+def line_costs(path):
+    """{(file, line): instructions} from a callgrind file (positions: line; events: Ir)."""
+    cost = collections.Counter()
+    last = 0
+    for _, f, p, c in cost_lines(path):
+        ln = last + int(p) if p[0] in "+-" else (last if p == "*" else int(p))
+        last = ln
+        if c is not None:
+            cost[(f, ln)] += c
+    return cost
+
+
+def instr_costs(path, binary):
+    """{(file, line): instructions} from a callgrind file with instruction positions (--dump-instr=yes):
+    each address of `binary` is resolved with addr2line -i to the innermost frame in the generated
+    model (...024root...cpp), so inlined helper code counts at the line that called it."""
+    by_addr = collections.Counter()
+    other = collections.Counter()
+    addr = 0
+    target = os.path.realpath(binary)
+    for obj, f, p, c in cost_lines(path):
+        if p.startswith("0x"):
+            addr = int(p, 16)
+        elif p[0] in "+-":
+            addr += int(p)
+        if c is None:
+            continue
+        if obj and os.path.realpath(obj) == target:
+            by_addr[addr] += c
+        else:
+            other[(f, 0)] += c
+    addrs = sorted(by_addr)
+    cost = collections.Counter(other)
+    out = subprocess.run(["addr2line", "-a", "-i", "-e", binary] + [hex(a) for a in addrs],
+                         capture_output=True, text=True, check=True).stdout
+    frames = {}
+    cur = None
+    for l in out.split("\n"):
+        if l.startswith("0x"):
+            cur = int(l, 16)
+            frames[cur] = []
+        elif l and cur is not None:
+            frames[cur].append(l.split(" ")[0])
+    for a, c in by_addr.items():
+        chain = frames.get(a, [])
+        site = next((x for x in chain if "___024root" in x), chain[0] if chain else "??:0")
+        f, _, ln = site.rpartition(":")
+        cost[(f, int(ln) if ln.isdigit() else 0)] += c
     return cost
 
 
@@ -74,9 +132,12 @@ def main():
     ap.add_argument("vobj", help="the model's Verilator output directory (OUT/vobj)")
     ap.add_argument("--cycles", type=int, default=1, help="divide by this many cycles")
     ap.add_argument("--top", type=int, default=30, help="rows per table")
+    ap.add_argument("--binary", help="the profiled beryl-sim (callgrind run with --dump-instr=yes): "
+                    "inlined helpers count at their call site")
+    ap.add_argument("--lines", type=int, default=0, help="also list this many most costly generated lines")
     a = ap.parse_args()
 
-    cost = line_costs(a.callgrind_out)
+    cost = instr_costs(a.callgrind_out, a.binary) if a.binary else line_costs(a.callgrind_out)
     total = sum(cost.values())
     sources = {}
     by_block = collections.Counter()
@@ -84,7 +145,8 @@ def main():
     for (f, ln), v in cost.items():
         base = os.path.basename(str(f))
         if "___024root" not in base:
-            by_block[f"(outside the RTL: {base})"] += v
+            by_block["(no line information: the harness, built -g0)" if base == "??"
+                     else f"(outside the RTL: {base})"] += v
             continue
         if base not in sources:
             p = os.path.join(a.vobj, base)
@@ -109,6 +171,13 @@ def main():
         print(f"\n{'per cycle':>10} {'share':>6}  {title}")
         for k, v in table.most_common(a.top):
             print(f"{v / a.cycles:10.0f} {100 * v / total:5.1f}%  {k}")
+    if a.lines:
+        print(f"\n{'per cycle':>10} {'share':>6}  generated line")
+        for (f, ln), v in cost.most_common(a.lines):
+            base = os.path.basename(str(f))
+            text = sources.get(base, [])
+            code = text[ln - 1].strip()[:100] if 0 < ln <= len(text) else ""
+            print(f"{v / a.cycles:10.1f} {100 * v / total:5.1f}%  {base}:{ln}  {code}")
 
 
 if __name__ == "__main__":

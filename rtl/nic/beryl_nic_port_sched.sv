@@ -126,9 +126,11 @@ module beryl_nic_port_sched #(
   logic                 g_cfg_valid, g_cfg_ready;
 
   logic [31:0] rd_word;
+  // decoded only for a request (rd_word is stored only then): the C++ simulator skips the
+  // address compares and the unique-case check on every other cycle
   always_comb begin
     rd_word = 32'h0;
-    unique case (reg_off)
+    if (reg_valid) unique case (reg_off)
       O_QSEL:   rd_word = {16'h0, qsel_q};
       O_QCMD:   rd_word = {23'h0, err_q, 6'h0, op_q};
       O_QRATE:  rd_word = rate_q;

@@ -62,7 +62,9 @@ module beryl_nic_rss_toeplitz (
   always_comb begin
     vec   = '0;
     type0 = beryl_nic_pkg::HASH_NONE;
-    if (tup_l3 == beryl_nic_pkg::L3_IPV4) begin
+    if (!tup_valid) begin
+      // nothing to hash (vec_q and type1_q load only with tup_valid)
+    end else if (tup_l3 == beryl_nic_pkg::L3_IPV4) begin
       if (tup_l4 == beryl_nic_pkg::L4_TCP && hash_en[beryl_nic_pkg::HASH_EN_IPV4_TCP]) begin
         type0 = beryl_nic_pkg::HASH_IPV4_TCP;
       end else if (tup_l4 == beryl_nic_pkg::L4_UDP && hash_en[beryl_nic_pkg::HASH_EN_IPV4_UDP]) begin
@@ -112,7 +114,7 @@ module beryl_nic_rss_toeplitz (
     for (int g = 0; g < GROUPS; g++) begin
       part_d[g] = '0;
       // an all-zero group adds nothing: the test lets Verilator skip it (IPv4, idle cycles)
-      if (vec_q[IN_BITS - 1 - g * 32 -: 32] != '0) begin
+      if (v1_q && vec_q[IN_BITS - 1 - g * 32 -: 32] != '0) begin
         for (int j = 0; j < 32; j++) begin
           // input bit i = g*32+j counted from the first (most significant) bit of the string
           if (vec_q[IN_BITS - 1 - (g * 32 + j)]) begin
@@ -122,23 +124,33 @@ module beryl_nic_rss_toeplitz (
       end
     end
     hash_d = '0;
-    for (int g = 0; g < GROUPS; g++) begin
-      hash_d = hash_d ^ part_q[g];
+    if (v2_q) begin
+      for (int g = 0; g < GROUPS; g++) begin
+        hash_d = hash_d ^ part_q[g];
+      end
     end
   end
 
   always_ff @(posedge clk) begin
     if (en) begin
-      vec_q      <= vec;
-      type1_q    <= type0;
-      v1_q       <= tup_valid;
-      for (int g = 0; g < GROUPS; g++) begin
-        part_q[g] <= part_d[g];
+      // payload registers load only with a valid entry (the C++ simulator then skips the
+      // 288-bit vector, the nine partial XORs and the final XOR on idle cycles)
+      if (tup_valid) begin
+        vec_q   <= vec;
+        type1_q <= type0;
       end
-      type2_q    <= type1_q;
+      v1_q       <= tup_valid;
+      if (v1_q) begin
+        for (int g = 0; g < GROUPS; g++) begin
+          part_q[g] <= part_d[g];
+        end
+        type2_q <= type1_q;
+      end
       v2_q       <= v1_q;
-      hash       <= hash_d;
-      hash_type  <= type2_q;
+      if (v2_q) begin
+        hash      <= hash_d;
+        hash_type <= type2_q;
+      end
       hash_valid <= v2_q;
     end
     if (rst) begin

@@ -112,7 +112,7 @@ module beryl_nic_rx_parse #(
   logic [1:0]  vlan_cnt;
   logic [7:0]  l3_off;
   logic [319:0] l3_bytes;        // 40 bytes from l3_off, first byte in the top bits
-  logic [HB*8-1:0] l3_shift;
+  logic [319:0] l3_shift;        // the 40 bytes from l3_off, wire order from bit 0
   logic [31:0] l4_word;           // 4 bytes at l4_off, wire order from bit 0
   // only some header fields matter to the parser (no checksum, length or TTL checks)
   /* verilator lint_off UNUSEDSIGNAL */
@@ -130,73 +130,79 @@ module beryl_nic_rx_parse #(
     is_tag = t == beryl_nic_pkg::ETYPE_VLAN || t == beryl_nic_pkg::ETYPE_QINQ;
   endfunction
 
+  // worked out only when the parse stage takes the captured header (res is stored only then): the
+  // C++ simulator skips the two 1024-bit shifts and the field decode on every other cycle
   always_comb begin
-    etype0 = be16(hdr_q, 12);
-    etype1 = be16(hdr_q, 16);
-    etype2 = be16(hdr_q, 20);
-    len9   = {1'b0, hdr_len_q};
-    // IEEE 802.1Q: each tag is 4 bytes (TPID, TCI) in front of the EtherType; at most 2 are parsed,
-    // a third tag leaves the frame as L3 other.
-    if (!is_tag(etype0)) begin
-      vlan_cnt = 2'd0;
-      etype    = etype0;
-      l3_off   = 8'd14;
-    end else if (!is_tag(etype1)) begin
-      vlan_cnt = 2'd1;
-      etype    = etype1;
-      l3_off   = 8'd18;
-    end else begin
-      vlan_cnt = 2'd2;
-      etype    = etype2;
-      l3_off   = 8'd22;
-    end
-    l3_shift = hdr_q >> {l3_off, 3'b000};
-    for (int i = 0; i < 40; i++) begin
-      l3_bytes[319 - i*8 -: 8] = l3_shift[i*8 +: 8];
-    end
-    ip4 = l3_bytes[319 -: 160];
-    ip6 = l3_bytes;
+    etype0 = '0; etype1 = '0; etype2 = '0; etype = '0; len9 = '0; vlan_cnt = '0; l3_off = '0;
+    l3_shift = '0; l3_bytes = '0; ip4 = '0; ip6 = '0; l4_off = '0; proto = '0; l4_word = '0;
+    ports = '0; is_ip4 = 1'b0; is_ip6 = 1'b0; has_ports = 1'b0; res = '0;
+    if (parse_go) begin
+      etype0 = be16(hdr_q, 12);
+      etype1 = be16(hdr_q, 16);
+      etype2 = be16(hdr_q, 20);
+      len9   = {1'b0, hdr_len_q};
+      // IEEE 802.1Q: each tag is 4 bytes (TPID, TCI) in front of the EtherType; at most 2 are parsed,
+      // a third tag leaves the frame as L3 other.
+      if (!is_tag(etype0)) begin
+        vlan_cnt = 2'd0;
+        etype    = etype0;
+        l3_off   = 8'd14;
+      end else if (!is_tag(etype1)) begin
+        vlan_cnt = 2'd1;
+        etype    = etype1;
+        l3_off   = 8'd18;
+      end else begin
+        vlan_cnt = 2'd2;
+        etype    = etype2;
+        l3_off   = 8'd22;
+      end
+      l3_shift = 320'(hdr_q >> {l3_off, 3'b000});
+      for (int i = 0; i < 40; i++) begin
+        l3_bytes[319 - i*8 -: 8] = l3_shift[i*8 +: 8];
+      end
+      ip4 = l3_bytes[319 -: 160];
+      ip6 = l3_bytes;
 
-    // RFC 791: the header is IHL 32-bit words, at least 5; the whole header must be present.
-    is_ip4 = etype == beryl_nic_pkg::ETYPE_IPV4 && ip4.version == 4'd4 && ip4.ihl >= 4'd5
-             && len9 >= 9'(l3_off) + 9'({ip4.ihl, 2'b00});
-    is_ip6 = etype == beryl_nic_pkg::ETYPE_IPV6 && ip6.version == 4'd6
-             && len9 >= 9'(l3_off) + 9'd40;
-    l4_off = '0;
-    proto  = '0;
-    if (is_ip4) begin
-      l4_off = l3_off + {2'b00, ip4.ihl, 2'b00};
-      // a fragment (MF set or offset non-zero) carries no reliable L4 header for hashing
-      proto  = (ip4.flag_mf || ip4.frag_off != '0) ? 8'hff : ip4.protocol;
-    end else if (is_ip6) begin
-      l4_off = l3_off + 8'd40;
-      // extension headers are not followed: any next header but TCP/UDP is L4 other
-      proto  = ip6.next_hdr;
-    end
-    l4_word   = 32'(hdr_q >> {l4_off, 3'b000});
-    ports     = {l4_word[7:0], l4_word[15:8], l4_word[23:16], l4_word[31:24]};
-    has_ports = (is_ip4 || is_ip6) && len9 >= 9'(l4_off) + 9'd4
-                && (proto == beryl_nic_pkg::IPPROTO_TCP || proto == beryl_nic_pkg::IPPROTO_UDP);
+      // RFC 791: the header is IHL 32-bit words, at least 5; the whole header must be present.
+      is_ip4 = etype == beryl_nic_pkg::ETYPE_IPV4 && ip4.version == 4'd4 && ip4.ihl >= 4'd5
+               && len9 >= 9'(l3_off) + 9'({ip4.ihl, 2'b00});
+      is_ip6 = etype == beryl_nic_pkg::ETYPE_IPV6 && ip6.version == 4'd6
+               && len9 >= 9'(l3_off) + 9'd40;
+      l4_off = '0;
+      proto  = '0;
+      if (is_ip4) begin
+        l4_off = l3_off + {2'b00, ip4.ihl, 2'b00};
+        // a fragment (MF set or offset non-zero) carries no reliable L4 header for hashing
+        proto  = (ip4.flag_mf || ip4.frag_off != '0) ? 8'hff : ip4.protocol;
+      end else if (is_ip6) begin
+        l4_off = l3_off + 8'd40;
+        // extension headers are not followed: any next header but TCP/UDP is L4 other
+        proto  = ip6.next_hdr;
+      end
+      l4_word   = 32'(hdr_q >> {l4_off, 3'b000});
+      ports     = {l4_word[7:0], l4_word[15:8], l4_word[23:16], l4_word[31:24]};
+      has_ports = (is_ip4 || is_ip6) && len9 >= 9'(l4_off) + 9'd4
+                  && (proto == beryl_nic_pkg::IPPROTO_TCP || proto == beryl_nic_pkg::IPPROTO_UDP);
 
-    res          = '0;
-    res.vlan_cnt = vlan_cnt;
-    if (is_ip4) begin
-      res.l3      = beryl_nic_pkg::L3_IPV4;
-      res.l3_off  = l3_off;
-      res.l4_off  = l4_off;
-      res.ip_src  = {96'h0, ip4.src};
-      res.ip_dst  = {96'h0, ip4.dst};
-    end else if (is_ip6) begin
-      res.l3      = beryl_nic_pkg::L3_IPV6;
-      res.l3_off  = l3_off;
-      res.l4_off  = l4_off;
-      res.ip_src  = ip6.src;
-      res.ip_dst  = ip6.dst;
-    end
-    if (has_ports) begin
-      res.l4    = proto == beryl_nic_pkg::IPPROTO_TCP ? beryl_nic_pkg::L4_TCP : beryl_nic_pkg::L4_UDP;
-      res.sport = ports.sport;
-      res.dport = ports.dport;
+      res.vlan_cnt = vlan_cnt;
+      if (is_ip4) begin
+        res.l3      = beryl_nic_pkg::L3_IPV4;
+        res.l3_off  = l3_off;
+        res.l4_off  = l4_off;
+        res.ip_src  = {96'h0, ip4.src};
+        res.ip_dst  = {96'h0, ip4.dst};
+      end else if (is_ip6) begin
+        res.l3      = beryl_nic_pkg::L3_IPV6;
+        res.l3_off  = l3_off;
+        res.l4_off  = l4_off;
+        res.ip_src  = ip6.src;
+        res.ip_dst  = ip6.dst;
+      end
+      if (has_ports) begin
+        res.l4    = proto == beryl_nic_pkg::IPPROTO_TCP ? beryl_nic_pkg::L4_TCP : beryl_nic_pkg::L4_UDP;
+        res.sport = ports.sport;
+        res.dport = ports.dport;
+      end
     end
   end
 

@@ -104,8 +104,13 @@ module beryl_dma_ram_rd_demux #(
     for (int s = 0; s < SEG_COUNT; s++) begin
       s_ram_rd_cmd_ready[s]  = !full[s] && m_ram_rd_cmd_ready[sel[s*IDX_W +: IDX_W]*SEG_COUNT + s];
       s_ram_rd_resp_valid[s] = !empty[s] && m_ram_rd_resp_valid[head[s*IDX_W +: IDX_W]*SEG_COUNT + s];
-      s_ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W] =
-        m_ram_rd_resp_data[(head[s*IDX_W +: IDX_W]*SEG_COUNT + s)*SEG_DATA_W +: SEG_DATA_W];
+      // the data only with a read outstanding (it is meaningless otherwise): the C++ simulator
+      // then skips the 512-bit selection on idle cycles
+      s_ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W] = '0;
+      if (!empty[s]) begin
+        s_ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W] =
+          m_ram_rd_resp_data[(head[s*IDX_W +: IDX_W]*SEG_COUNT + s)*SEG_DATA_W +: SEG_DATA_W];
+      end
     end
   end
 
