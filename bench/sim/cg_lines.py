@@ -40,9 +40,9 @@ class Names:
 
 
 def cost_lines(path):
-    """(object, file, position, cost) for each self-cost line of a callgrind file: position is the
-    first position field as written (absolute, +/- relative or *), cost the first event; the
-    inclusive cost lines after a call are skipped (the callee reports its own)."""
+    """(object, file, positions, cost) for each cost line of a callgrind file: positions are the
+    position fields as written (absolute, +/- relative or *; "instr line" or "line"), cost the
+    first event, None for the inclusive cost line after a call (the callee reports its own)."""
     name = Names()
     obj = cur_file = sub_file = None
     after_calls = False
@@ -71,15 +71,16 @@ def cost_lines(path):
             elif line[0] in "0123456789+-*":
                 parts = line.split()
                 cost = None if after_calls or len(parts) <= npos else int(parts[npos])
-                yield obj, sub_file or cur_file, parts[0], cost
+                yield obj, sub_file or cur_file, parts[:npos], cost
                 after_calls = False
 
 
 def line_costs(path):
-    """{(file, line): instructions} from a callgrind file (positions: line; events: Ir)."""
+    """{(file, line): instructions} from a callgrind file (events: Ir), by its line positions."""
     cost = collections.Counter()
     last = 0
-    for _, f, p, c in cost_lines(path):
+    for _, f, pos, c in cost_lines(path):
+        p = pos[-1]
         ln = last + int(p) if p[0] in "+-" else (last if p == "*" else int(p))
         last = ln
         if c is not None:
@@ -95,7 +96,8 @@ def instr_costs(path, binary):
     other = collections.Counter()
     addr = 0
     target = os.path.realpath(binary)
-    for obj, f, p, c in cost_lines(path):
+    for obj, f, pos, c in cost_lines(path):
+        p = pos[0]
         if p.startswith("0x"):
             addr = int(p, 16)
         elif p[0] in "+-":

@@ -404,23 +404,18 @@ module beryl_pcie_dma_rd #(
   logic [ROW_OFF_W-1:0]      rot;
   // only the upper half of each double-width shift is the rotated row
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [2*ROW_BYTES*8-1:0]  rot_data_wide;
   logic [2*ROW_BYTES-1:0]    rot_be_wide;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [ROW_BYTES*8-1:0]    rot_data;
   logic [ROW_BYTES-1:0]      rot_be;
   logic [SEG_ADDR_W-1:0]     row;
 
   always_comb begin
     rot           = b_base_q[ROW_OFF_W-1:0];
     row           = b_base_q[RAM_ADDR_W-1:ROW_OFF_W];
-    rot_data_wide = '0;
     rot_be_wide   = '0;
-    if (b_valid_q) begin   // the wide shift only with a beat (C loads only then)
-      rot_data_wide = {b_data_q, b_data_q, b_data_q, b_data_q} << (8 * 32'(rot));
-      rot_be_wide   = {{BEAT_BYTES{1'b0}}, b_be_q, {BEAT_BYTES{1'b0}}, b_be_q} << rot;
+    if (b_valid_q) begin
+      rot_be_wide = {{BEAT_BYTES{1'b0}}, b_be_q, {BEAT_BYTES{1'b0}}, b_be_q} << rot;
     end
-    rot_data      = rot_data_wide[2*ROW_BYTES*8-1:ROW_BYTES*8];
     rot_be        = rot_be_wide[2*ROW_BYTES-1:ROW_BYTES];
   end
 
@@ -439,7 +434,9 @@ module beryl_pcie_dma_rd #(
     if (adv) begin
       c_valid_q   <= b_valid_q;
       if (b_valid_q) begin
-        c_data_q <= rot_data;
+        // the rotation is written where C loads, not in a process or a function (the C++ model
+        // clears function variables on every evaluation): no shift on idle cycles
+        c_data_q <= (ROW_BYTES*8)'({b_data_q, b_data_q, b_data_q, b_data_q} << (8 * 32'(rot)) >> (ROW_BYTES*8));
         c_be_q   <= rot_be;
       end
       c_addr0_q   <= row + SEG_ADDR_W'(32'(rot) >= BEAT_BYTES);

@@ -122,12 +122,12 @@ module beryl_axil_regfile #(
   assign rd_fire = s_axil_arvalid && !rvalid_q;
   assign rd_idx = s_axil_araddr[ADDR_W-1:2];
 
+  // worked out only for a read being accepted (rdata_q loads only then): the C++ simulator skips
+  // the word select on every other cycle
   always_comb begin
     rd_word = '0;  // words past the last register read as zero
-    for (int i = 0; i < REG_COUNT; i++) begin
-      if (rd_idx == IDX_W'(i)) begin
-        rd_word = words[32*i +: 32];
-      end
+    if (rd_fire && 32'(rd_idx) < REG_COUNT) begin
+      rd_word = words[32*rd_idx +: 32];
     end
   end
 
