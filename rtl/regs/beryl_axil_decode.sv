@@ -78,6 +78,11 @@ module beryl_axil_decode #(
     hi_mask = ones << M_ADDR_W[32*i +: 32];
   endfunction
 
+  function automatic logic [M_COUNT*ADDR_W-1:0] all_hi_masks();
+    for (int i = 0; i < M_COUNT; i++) all_hi_masks[ADDR_W*i +: ADDR_W] = hi_mask(i);
+  endfunction
+  localparam logic [M_COUNT*ADDR_W-1:0] HI_MASKS = all_hi_masks();
+
   if (M_COUNT < 1 || M_COUNT > 32) begin : g_bad_count
     $fatal(1, "beryl_axil_decode: M_COUNT = %0d, must be 1..32", M_COUNT);
   end
@@ -100,24 +105,6 @@ module beryl_axil_decode #(
     end
   end
 
-  // Decode one address: which slave (first match) and the offset inside its window.
-  function automatic logic [ADDR_W+SEL_W:0] decode(input logic [ADDR_W-1:0] addr);
-    logic             hit;
-    logic [SEL_W-1:0] sel;
-    logic [ADDR_W-1:0] off;
-    hit = 1'b0;
-    sel = '0;
-    off = '0;
-    for (int i = 0; i < M_COUNT; i++) begin
-      if (!hit && ((addr ^ M_BASE[ADDR_W*i +: ADDR_W]) & hi_mask(i)) == '0) begin
-        hit = 1'b1;
-        sel = SEL_W'(i);
-        off = addr & ~hi_mask(i);
-      end
-    end
-    decode = {hit, sel, off};
-  endfunction
-
   // ---------------------------------------------------------------- write path
   // wr_busy_q spans AW acceptance to the B handshake. AW and W are offered to the slave at the
   // same time (a slave may wait for both valids, AXI4 A3.3.1); W is held off until AW is in.
@@ -130,7 +117,6 @@ module beryl_axil_decode #(
   logic [ADDR_W-1:0]        wr_addr_d;
   logic                     aw_fire, w_fire, b_fire, b_phase;
 
-  assign {wr_hit_d, wr_sel_d, wr_addr_d} = decode(s_axil_awaddr);
   assign s_axil_awready = !wr_busy_q;
   assign aw_fire = s_axil_awvalid && !wr_busy_q;
   assign b_phase = wr_busy_q && !aw_pend_q && !w_pend_q;
@@ -197,10 +183,39 @@ module beryl_axil_decode #(
   logic [ADDR_W-1:0]        rd_addr_d;
   logic                     ar_fire, r_fire, r_phase;
 
-  assign {rd_hit_d, rd_sel_d, rd_addr_d} = decode(s_axil_araddr);
   assign s_axil_arready = !rd_busy_q;
   assign ar_fire = s_axil_arvalid && !rd_busy_q;
   assign r_phase = rd_busy_q && !ar_pend_q;
+
+  // ---------------------------------------------------------------- address decode
+  // Which slave an address hits (the first match) and the offset inside its window, for the write
+  // (channel 0) and the read address (channel 1). Worked out only for an address being accepted
+  // (the results are stored only then), so the C++ simulator skips the window compares on every
+  // other cycle; no function (the C++ model clears a function's variables on every evaluation).
+  logic [1:0]          dec_go, dec_hit;
+  logic [2*ADDR_W-1:0] dec_addr, dec_off;
+  logic [2*SEL_W-1:0]  dec_sel;
+  assign dec_go   = {ar_fire, aw_fire};
+  assign dec_addr = {s_axil_araddr, s_axil_awaddr};
+  always_comb begin
+    dec_hit = '0;
+    dec_sel = '0;
+    dec_off = '0;
+    for (int c = 0; c < 2; c++) begin
+      if (dec_go[c]) begin
+        for (int i = 0; i < M_COUNT; i++) begin
+          if (!dec_hit[c] && ((dec_addr[c*ADDR_W +: ADDR_W] ^ M_BASE[ADDR_W*i +: ADDR_W])
+                              & HI_MASKS[ADDR_W*i +: ADDR_W]) == '0) begin
+            dec_hit[c]                   = 1'b1;
+            dec_sel[c*SEL_W +: SEL_W]    = SEL_W'(i);
+            dec_off[c*ADDR_W +: ADDR_W]  = dec_addr[c*ADDR_W +: ADDR_W] & ~HI_MASKS[ADDR_W*i +: ADDR_W];
+          end
+        end
+      end
+    end
+  end
+  assign {wr_hit_d, wr_sel_d, wr_addr_d} = {dec_hit[0], dec_sel[0 +: SEL_W], dec_off[0 +: ADDR_W]};
+  assign {rd_hit_d, rd_sel_d, rd_addr_d} = {dec_hit[1], dec_sel[SEL_W +: SEL_W], dec_off[ADDR_W +: ADDR_W]};
 
   always_comb begin
     m_axil_arvalid = '0;
