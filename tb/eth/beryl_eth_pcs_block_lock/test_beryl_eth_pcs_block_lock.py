@@ -125,11 +125,19 @@ async def test_random_against_model(dut):
     await tb.reset()
     rng = ethtb.seeded("block_lock_rand")
     hdrs = []
+    seg = 0
     while len(hdrs) < (20000 if ethtb.LONG else 5000):
         kind = rng.random()
         n = rng.randint(1, 300)
         p = 0.0 if kind < 0.4 else (0.1 if kind < 0.7 else (0.3 if kind < 0.9 else 0.9))
+        if seg % 6 == 5:
+            # every sixth run: 20 bad headers (lock is lost at the 16th bad one in a window), then a
+            # clean run long enough to regain it (64 good headers after the slip wait), so every
+            # seed exercises loss and acquisition, not only lucky ones
+            hdrs += [rng.choice(BAD) for _ in range(20)]
+            n, p = rng.randint(SLIP_WAIT + 70, 300), 0.0
         hdrs += [rng.choice(BAD) if rng.random() < p else rng.choice(GOOD) for _ in range(n)]
+        seg += 1
     out = await tb.feed(hdrs)
     model = LockModel()
     want = [tuple(int(x) for x in model.step(h)) for h in hdrs]
