@@ -24,8 +24,10 @@ import os
 import re
 import subprocess
 
+
 class Names:
-    """callgrind's name compression: "(id) name" defines an id, "(id)" refers back to it."""
+    """callgrind's name compression: "(id) name" defines an id, "(id)" refers back to it (one
+    table per kind: objects, files and functions number their names separately)."""
 
     def __init__(self):
         self.names = {}
@@ -43,7 +45,7 @@ def cost_lines(path):
     """(object, file, positions, cost) for each cost line of a callgrind file: positions are the
     position fields as written (absolute, +/- relative or *; "instr line" or "line"), cost the
     first event, None for the inclusive cost line after a call (the callee reports its own)."""
-    name = Names()
+    obj_name, file_name, fn_name = Names(), Names(), Names()
     obj = cur_file = sub_file = None
     after_calls = False
     npos = 1   # position columns ("positions: line" or "positions: instr line")
@@ -57,15 +59,20 @@ def cost_lines(path):
                 continue
             key, _, val = line.partition("=")
             if key == "ob":
-                obj = name(val)
+                obj = obj_name(val)
             elif key == "fl":
-                cur_file, sub_file = name(val), None
+                cur_file, sub_file = file_name(val), None
             elif key in ("fi", "fe"):
-                sub_file = name(val)
+                sub_file = file_name(val)
             elif key == "fn":
+                fn_name(val)
                 sub_file = None
-            elif key in ("cob", "cfl", "cfi"):
-                name(val)
+            elif key == "cob":
+                obj_name(val)
+            elif key in ("cfl", "cfi"):
+                file_name(val)
+            elif key == "cfn":
+                fn_name(val)
             elif key == "calls":
                 after_calls = True   # the next cost line is the call's inclusive cost
             elif line[0] in "0123456789+-*":
@@ -110,7 +117,7 @@ def instr_costs(path, binary):
             other[(f, 0)] += c
     addrs = sorted(by_addr)
     cost = collections.Counter(other)
-    out = subprocess.run(["addr2line", "-a", "-i", "-e", binary] + [hex(a) for a in addrs],
+    out = subprocess.run(["addr2line", "-a", "-i", "-e", binary], input="\n".join(hex(a) for a in addrs),
                          capture_output=True, text=True, check=True).stdout
     frames = {}
     cur = None

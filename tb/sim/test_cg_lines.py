@@ -89,10 +89,15 @@ fn=(2) b
 {hex(syms["b"])} 2 13
 +1 * 2
 ob=(2) /lib/libc.so.6
-fl=(3) memcpy.S
+fl=(2) memcpy.S
 fn=(3) memcpy
 0x99 0 5
+ob=(1)
+fl=(1)
+fn=(1)
+{hex(syms["a"])} 1 4
 """)
+    # ids are per kind: ob=(1) is the program and fl=(1) its source, fl=(2) is not object (2)
     cost = cg_lines.instr_costs(str(f), str(exe))
     by_line = {(Path(k[0]).name, k[1]): v for k, v in cost.items()}
-    assert by_line == {(src.name, 1): 11, (src.name, 2): 15, ("memcpy.S", 0): 5}
+    assert by_line == {(src.name, 1): 15, (src.name, 2): 15, ("memcpy.S", 0): 5}
