@@ -482,6 +482,9 @@ module beryl_pcie_dma_wr #(
   logic                   i_rd_hi;
   logic                   i_seg_lo;
   logic [TLP_DATA_W-1:0]  carry_q;
+  logic [TLP_DATA_W-1:0]  lo_data;
+  logic [TLP_DATA_W-1:0]  hi_data;
+  logic [TLP_DATA_W-1:0]  window;
   logic                   out_free;
   logic                   a_fire;
 
@@ -507,20 +510,21 @@ module beryl_pcie_dma_wr #(
     hdr_pop  = a_fire && i_sop;
     resp_pop[0] = a_fire && ((i_rd_lo && !i_seg_lo) || (i_rd_hi && i_seg_lo));
     resp_pop[1] = a_fire && ((i_rd_lo && i_seg_lo) || (i_rd_hi && !i_seg_lo));
+
+    lo_data = i_rd_lo ? resp_data[i_seg_lo] : carry_q;
+    hi_data = i_rd_hi ? resp_data[!i_seg_lo] : carry_q;
+    window  = TLP_DATA_W'({hi_data, lo_data} >> {i_shift, 3'b000});
     out_done = tx_wr_req_tlp_valid && tx_wr_req_tlp_ready && tx_wr_req_tlp_eop;
   end
 
   always_ff @(posedge clk) begin
     if (a_fire) begin
-      // the payload path is written where it loads, not in a process: the C++ model then does
-      // the 1024-bit shift only for a beat going out
       if (i_rd_hi) begin
-        carry_q <= resp_data[!i_seg_lo];
+        carry_q <= hi_data;
       end else if (i_rd_lo) begin
-        carry_q <= resp_data[i_seg_lo];
+        carry_q <= lo_data;
       end
-      tx_wr_req_tlp_data <= TLP_DATA_W'({i_rd_hi ? resp_data[!i_seg_lo] : carry_q,
-                                         i_rd_lo ? resp_data[i_seg_lo] : carry_q} >> {i_shift, 3'b000});
+      tx_wr_req_tlp_data <= window;
       tx_wr_req_tlp_strb <= i_strb;
       tx_wr_req_tlp_sop  <= i_sop;
       tx_wr_req_tlp_eop  <= i_eop;
