@@ -30,6 +30,9 @@
 
 #include "Vberyl_nic_us_top.h"
 #include "Vberyl_nic_us_top___024root.h"
+#ifdef BERYL_LOCKSTEP
+#include "Vref.h"
+#endif
 #include "verilated.h"
 #include "sim_ports.h"
 #include "eth.hpp"
@@ -129,6 +132,18 @@ static void eval_rise(Vberyl_nic_us_top* t) {
   } while (r->__VnbaPhaseResult);
 }
 
+// What the input-combinational region of a falling-edge eval would do in a cycle whose inputs did not
+// change: every clock gate's latch takes the gate's enable (the enables are computed from state and
+// inputs, so the rising-edge eval left them current; the latch is the only logic that reads clk).
+// The list of gates (BERYL_SIM_GATES) is read off the verilated header by the Makefile; a renamed
+// variable fails the build. The lock-step build (LOCKSTEP=1) checks the result against ungated RTL.
+static inline void latch_gates(Vberyl_nic_us_top___024root* r) {
+#define BERYL_GATE_LATCH(g) r->g##__DOT__gate_en_l = r->g##__DOT__gate_en_now;
+  BERYL_SIM_GATES(BERYL_GATE_LATCH)
+#undef BERYL_GATE_LATCH
+  (void)r;
+}
+
 // ----------------------------------------------------------------------------- options
 // The model's inputs: every port of beryl_nic_us_top but clk (BERYL_SIM_INPUTS, read off the verilated
 // header by the Makefile into sim_ports.h, with BERYL_SIM_OUTPUTS). A cycle whose inputs equal
@@ -157,6 +172,25 @@ BERYL_PORT_SNAP(InputSnap, BERYL_SIM_INPUTS)
 BERYL_PORT_SNAP(OutputSnap, BERYL_SIM_OUTPUTS)
 #undef BERYL_SNAP_DECL
 #undef BERYL_SNAP_CMP
+
+#ifdef BERYL_LOCKSTEP
+// Lock-step check of the clock gates (make -C sim LOCKSTEP=1): a second model of the same RTL built
+// with BERYL_NO_CLK_GATE (every block clocked in every cycle, as on the FPGA) gets the same inputs in
+// every cycle; after each edge every output of the two must be equal, else the simulator stops and
+// names the port. A gate whose enable missed a cycle in which its block had work shows up here.
+static void lockstep_inputs(Vref* r, const Vberyl_nic_us_top* t) {
+#define BERYL_LS_COPY(n) memcpy(static_cast<void*>(&r->n), &t->n, sizeof r->n);
+  BERYL_SIM_INPUTS(BERYL_LS_COPY)
+#undef BERYL_LS_COPY
+}
+// the first output that differs, or nullptr
+static const char* lockstep_diff(const Vref* r, const Vberyl_nic_us_top* t) {
+#define BERYL_LS_CMP(n) if (memcmp(&r->n, &t->n, sizeof r->n) != 0) return #n;
+  BERYL_SIM_OUTPUTS(BERYL_LS_CMP)
+#undef BERYL_LS_CMP
+  return nullptr;
+}
+#endif
 
 struct Opts {
   int nics = 1;
@@ -393,10 +427,16 @@ class Nic {
     zero_port(top_->s_tx_ts);
     zero_port(top_->s_axis_rx_ts);
     usp_.reset(new UspIf<Vberyl_nic_us_top, P_RC_STRADDLE != 0>(*host_, top_.get()));
+#ifdef BERYL_LOCKSTEP
+    ref_.reset(new Vref(&ctx_));
+#endif
   }
 
   ~Nic() {
     if (top_) top_->final();
+#ifdef BERYL_LOCKSTEP
+    if (ref_) ref_->final();
+#endif
     if (client_fd_ >= 0) close(client_fd_);
     if (listen_fd_ >= 0) { close(listen_fd_); unlink(socket_path_.c_str()); }
     if (mem_) munmap(mem_, mem_size_);
@@ -457,6 +497,11 @@ class Nic {
     t->m_axis_tx_tready = txr;
 
     t->clk = 0;
+#ifdef BERYL_LOCKSTEP
+    lockstep_inputs(ref_.get(), t);
+    ref_->clk = 0;
+    ref_->eval();
+#endif
     if (!o_.fast_edge || snap_.update(t)) {
       t->eval();
       evals_fall_++;
@@ -467,10 +512,15 @@ class Nic {
                                    "unchanged inputs", (unsigned long long)cyc_);
       checked_fall_++;
     } else {
-      // nothing changed since the rising-edge eval settled the model: only arm the edge detector
-      t->rootp->__Vtrigprevexpr___TOP__clk__0 = 0;
+      // no input changed since the rising-edge eval settled the model: open the clock gates' enable
+      // latches (their enables were computed by that eval) and let the clocked regions see the edge
+      latch_gates(t->rootp);
+      eval_rise(t);
     }
 
+#ifdef BERYL_LOCKSTEP
+    lockstep_check("falling");
+#endif
     // handshakes (pre-edge values)
     uint32_t rx_fire = uint32_t(t->s_axis_rx_tvalid) & uint32_t(t->s_axis_rx_tready);
     bool any_out = usp_->sample(now);
@@ -489,6 +539,13 @@ class Nic {
     } else {
       t->eval();
     }
+
+#ifdef BERYL_LOCKSTEP
+    // (the falling-edge outputs were compared above, before the handshakes were sampled)
+    ref_->clk = 1;
+    ref_->eval();
+    lockstep_check("rising");
+#endif
 
     usp_->commit();
     if (rx_fire) commit_rx(rx_fire);
@@ -837,7 +894,7 @@ class Nic {
     char b[2048];
     auto& s = host_->st;
     int n = snprintf(b, sizeof b,
-        "{\"cycles\": %llu, \"falling_evals\": %llu, \"checked_skips\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
+        "{\"cycles\": %llu, \"falling_evals\": %llu, \"checked_skips\": %llu, \"lockstep_checks\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
         "\"busy_wall_s\": %.6f, \"sim_time_ns\": %.1f, \"sim_time_ps\": %lld, \"clock_hz\": %.15g, %s, "
         "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
         "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
@@ -845,7 +902,8 @@ class Nic {
         "\"p_credit_wait_ns\": %.1f, \"np_credit_wait_ns\": %.1f, \"rq_stall_cycles\": %llu, \"fc_updates\": %llu, "
         "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
         "\"ports\": [",
-        (unsigned long long)cyc_, (unsigned long long)evals_fall_, (unsigned long long)checked_fall_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
+        (unsigned long long)cyc_, (unsigned long long)evals_fall_, (unsigned long long)checked_fall_,
+        (unsigned long long)lockstep_checks_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
         (unsigned long long)busy_cycles_, busy_wall_, now_ps_ / 1000.0, (long long)now_ps_, 1e12 / period_ps_,
         nic_json().c_str(),
         (unsigned long long)s.up_bytes, (unsigned long long)s.down_bytes, (unsigned long long)s.up_tlps,
@@ -989,6 +1047,18 @@ class Nic {
   std::string tag_;   // log prefix ("NIC i: " with two NICs)
   VerilatedContext ctx_;
   std::unique_ptr<Vberyl_nic_us_top> top_;
+#ifdef BERYL_LOCKSTEP
+  std::unique_ptr<Vref> ref_;   // the same RTL without clock gates
+  uint64_t lockstep_checks_ = 0;
+  void lockstep_check(const char* edge) {
+    if (const char* port = lockstep_diff(ref_.get(), top_.get()))
+      die("%slock-step: cycle %llu, %s edge: output %s differs between the gated model and the model built "
+          "with BERYL_NO_CLK_GATE", tag_.c_str(), (unsigned long long)cyc_, edge, port);
+    lockstep_checks_++;
+  }
+#else
+  static constexpr uint64_t lockstep_checks_ = 0;
+#endif
   std::unique_ptr<PcieHost> host_;
   std::unique_ptr<UspIf<Vberyl_nic_us_top, P_RC_STRADDLE != 0>> usp_;   // after top_ and host_: destroyed first
   uint8_t* mem_ = nullptr;

@@ -111,11 +111,27 @@ module beryl_nic_queue_mgr #(
   localparam logic [2:0] F_PROD    = 3'd4;
   localparam logic [2:0] F_CONS    = 3'd5;
 
+  // ---------------------------------------------------------------- clock gate
+  // Every flop below is clocked by gclk. The block is clocked in a cycle with a request at a port, work
+  // in its pipeline, a response or event not yet taken, the clear after reset, or a reset; in any other
+  // cycle no flop or RAM word of it would change (s1 and the forwarding registers load only with a
+  // request taken or in stage 1), so the gate changes nothing but what a simulator evaluates.
+  logic clr_q;
+  logic s1_valid_q;
+  logic fwd_valid_q;
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || clr_q || cfg_req_valid || db_valid || op_req_valid || s1_valid_q || fwd_valid_q ||
+           op_rsp_valid || cfg_rsp_valid || db_evt_valid),
+    .gclk (gclk)
+  );
+
   // ---------------------------------------------------------------- clear after reset
-  logic            clr_q;
   logic [QI_W-1:0] clr_idx_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (clr_q) begin
       clr_idx_q <= clr_idx_q + 1'b1;
       if (clr_idx_q == QI_W'(QUEUE_COUNT - 1)) begin
@@ -129,7 +145,6 @@ module beryl_nic_queue_mgr #(
   end
 
   // ---------------------------------------------------------------- stage 0: arbitration, RAM read
-  logic             s1_valid_q;
   logic [1:0]       s1_kind_q;
   logic [QI_W-1:0]  s1_qidx_q;
   logic [CNT_W-1:0] s1_cnt_q;
@@ -166,9 +181,11 @@ module beryl_nic_queue_mgr #(
   assign cfg_req_ready = en && !clr_q && gnt[2];
   assign s0_qidx       = gnt[1] ? db_qidx : gnt[2] ? cfg_req_qidx : op_req_qidx;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (en) begin
       s1_valid_q <= take;
+    end
+    if (take) begin   // the request's fields only with a request (stage 1 reads them only then)
       s1_kind_q  <= gnt[1] ? K_DB : gnt[2] ? K_CFG : K_OP;
       s1_qidx_q  <= s0_qidx;
       s1_cnt_q   <= op_req_count;
@@ -177,9 +194,7 @@ module beryl_nic_queue_mgr #(
       s1_we_q    <= cfg_req_we;
       s1_field_q <= cfg_req_field;
       s1_wdata_q <= cfg_req_wdata;
-      if (take) begin
-        last_q <= gnt[1] ? 2'd1 : gnt[2] ? 2'd2 : 2'd0;
-      end
+      last_q     <= gnt[1] ? 2'd1 : gnt[2] ? 2'd2 : 2'd0;
     end
     if (rst) begin
       s1_valid_q <= 1'b0;
@@ -199,7 +214,7 @@ module beryl_nic_queue_mgr #(
   assign mem_waddr = clr_q ? clr_idx_q : s1_qidx_q;
   assign mem_wdata = clr_q ? '0 : st_new;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (mem_we) begin
       mem[mem_waddr] <= mem_wdata;
     end
@@ -207,18 +222,17 @@ module beryl_nic_queue_mgr #(
 
   // the read register holds while stage 1 waits (read enable), like a block RAM output; it reads only
   // for a request taken (stage 1 uses it only then), so idle cycles copy no state word (simulator speed)
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (take) begin
       ram_rdata_q <= mem[s0_qidx];
     end
   end
 
   // forwarding: a read in the same cycle as the write to its queue returned the old word
-  logic            fwd_valid_q;
   logic [QI_W-1:0] fwd_qidx_q;
   logic [ST_W-1:0] fwd_data_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (en) begin
       fwd_valid_q <= s1_valid_q;
     end
@@ -389,7 +403,7 @@ module beryl_nic_queue_mgr #(
   assign fire_db  = s1_valid_q && s1_go && s1_kind_q == K_DB;
   assign fire_cfg = s1_valid_q && s1_go && s1_kind_q == K_CFG;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (op_rsp_ready) begin
       op_rsp_valid <= 1'b0;
     end
@@ -426,7 +440,7 @@ module beryl_nic_queue_mgr #(
   end
 
   if (MODE == 0) begin : g_evt
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (db_evt_ready) begin
         db_evt_valid <= 1'b0;
       end

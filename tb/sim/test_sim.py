@@ -7,6 +7,9 @@ start it on a temporary socket, attach with sim/client.py and
     compare bytes and the NIC's counters,
   - arm the queues (start(irq=True)) and expect an IRQ message for the event queue's vector,
   - check STATS and that an idle simulator sleeps (no CPU burnt while nothing is in flight),
+  - run those tests again on the lock-step build (`make -C sim LOCKSTEP=1`): a model without clock
+    gates beside the gated one, every output compared after every edge (the simulator stops on a
+    difference), so the clock gates' enables are checked against the ungated RTL under traffic,
   - wire loss / reordering / bad-frame flag, small TLPs (MPS/MRRS 128, completions split at
     every RCB: many straddled RC/RQ beats), and a TAP device (root only, else skipped).
 Reference: the frames sent (random payloads); nothing here depends on the RTL's internals.
@@ -37,20 +40,20 @@ from beryl_discover import discover  # noqa: E402
 ETH_LOCAL = 0x88B5
 
 
-def build_sim():
-    """Build (or reuse) the default simulator under the shared build lock; return the binary path
-    (or the binary BERYL_SIM_BIN names, as tb/sw does)."""
-    if os.environ.get("BERYL_SIM_BIN"):
+def build_sim(*make_vars):
+    """Build (or reuse) the default simulator (or the one make_vars select) under the shared build
+    lock; return the binary path (or the binary BERYL_SIM_BIN names, as tb/sw does)."""
+    if os.environ.get("BERYL_SIM_BIN") and not make_vars:
         return os.environ["BERYL_SIM_BIN"]
     try:
-        return sim_build.build_sim()
+        return sim_build.build_sim(*make_vars)
     except FileNotFoundError as e:
         pytest.skip(str(e))
 
 
-@pytest.fixture(scope="module")
-def sim():
-    binary = build_sim()
+@pytest.fixture(scope="module", params=["gated", "lockstep"])
+def sim(request):
+    binary = build_sim(*(["LOCKSTEP=1"] if request.param == "lockstep" else []))
     tmp = tempfile.mkdtemp(prefix="beryl-sim-test-")
     sock = os.path.join(tmp, "sim.sock")
     shm = os.path.join("/dev/shm" if os.path.isdir("/dev/shm") else tmp, f"beryl-sim-test-{os.getpid()}")
@@ -60,6 +63,7 @@ def sim():
     # run with the skip)
     proc = subprocess.Popen([binary, "--socket", sock, "--shm", shm, "--mem-mb", "64", "--check-fast-edge"], stdout=log,
                             stderr=subprocess.STDOUT)
+    proc.lockstep = request.param == "lockstep"
     try:
         yield proc, sock, log
     finally:
@@ -166,6 +170,8 @@ def test_traffic_and_irq(sim):
         # the falling-edge eval ran for the others; the simulator is still alive, so none changed
         # an output
         assert 0 < st["falling_evals"] < st["cycles"] and st["checked_skips"] > st["cycles"] // 2, st
+        # the lock-step build compared the outputs after both edges of every cycle
+        assert st["lockstep_checks"] == (2 * st["cycles"] if proc.lockstep else 0), st
         assert proc.poll() is None
         print("simulator stats:", st)
 

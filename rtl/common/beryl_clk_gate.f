@@ -1,0 +1,1 @@
+beryl_clk_gate.sv
