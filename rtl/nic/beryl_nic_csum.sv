@@ -49,6 +49,18 @@ module beryl_nic_csum #(
   logic [DATA_W-1:0]  masked;
   logic [20:0]        beat_sum;      // 32 words of 16 bits
 
+  // Clock gate: the flops change only with a beat at the input (accept), a beat in stage 1 (v1_q)
+  // or a result in the FIFO (pop; pend_q counts only accepts and pops).
+  logic        gclk;
+  logic        v1_q;
+  logic [2:0]  cnt_q;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || s_axis_tvalid || v1_q || cnt_q != 3'd0),
+    .gclk (gclk)
+  );
+
   // A last beat waits while every result slot is taken; depends on state and tlast, never on ready.
   assign block         = s_axis_tlast && pend_q == 3'(FIFO_DEPTH);
   assign s_axis_tready = m_axis_tready && !block;
@@ -78,9 +90,9 @@ module beryl_nic_csum #(
 
   // stage 1: per-beat sum
   logic [20:0] bsum_q;
-  logic        v1_q, last1_q, odd1_q;
+  logic        last1_q, odd1_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     v1_q <= accept;
     if (accept) begin
       bsum_q  <= beat_sum;
@@ -115,7 +127,6 @@ module beryl_nic_csum #(
   // result FIFO
   logic [15:0] fifo_q [FIFO_DEPTH];
   logic [1:0]  wr_ptr_q, rd_ptr_q;
-  logic [2:0]  cnt_q;
   logic        push, pop;
 
   assign push       = v1_q && last1_q;
@@ -123,7 +134,7 @@ module beryl_nic_csum #(
   assign csum_valid = cnt_q != 3'd0;
   assign csum       = fifo_q[rd_ptr_q];
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (v1_q) begin
       acc_q <= last1_q ? 32'd0 : acc_sum;
     end

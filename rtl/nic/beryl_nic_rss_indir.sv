@@ -41,22 +41,34 @@ module beryl_nic_rss_indir #(
   logic [QUEUE_W-1:0] entry_q;
   logic               en;
 
+  // Clock gate: the flops change only with a table write, a hash at the input or a result waiting
+  // (rss_valid clears when taken).
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || tbl_wr_en || hash_valid || rss_valid),
+    .gclk (gclk)
+  );
+
   assign en         = !rss_valid || rss_ready;
   assign hash_ready = en;
   assign rss_queue  = rss_hash_type == beryl_nic_pkg::HASH_NONE ? '0 : entry_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (tbl_wr_en) begin
       table_q[tbl_wr_addr] <= tbl_wr_data;
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (en) begin
-      entry_q       <= table_q[hash[IDX_W-1:0]];
-      rss_hash      <= hash;
-      rss_hash_type <= hash_type;
       rss_valid     <= hash_valid;
+      if (hash_valid) begin   // the result fields are read only with rss_valid
+        entry_q       <= table_q[hash[IDX_W-1:0]];
+        rss_hash      <= hash;
+        rss_hash_type <= hash_type;
+      end
     end
     if (rst) begin
       rss_valid <= 1'b0;

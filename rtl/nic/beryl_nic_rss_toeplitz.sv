@@ -36,10 +36,21 @@ module beryl_nic_rss_toeplitz (
   localparam int IN_BITS = 288;            // longest input: IPv6 addresses and ports, 36 bytes
   localparam int GROUPS  = IN_BITS / 32;   // partial XORs in stage 2
 
+  // Clock gate: the flops change only with a key write, a tuple at the input, or a hash in one of the
+  // three pipeline stages (v1_q, v2_q, hash_valid; the valids clear themselves as they move on).
+  logic gclk;
+  logic v1_q, v2_q;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || key_wr_en || tup_valid || v1_q || v2_q || hash_valid),
+    .gclk (gclk)
+  );
+
   // key byte 0 in the top bits, so the 32-bit window for input bit i is key_q[319-i -: 32]
   logic [319:0] key_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (key_wr_en && key_wr_addr < 4'd10) begin
       for (int b = 0; b < 4; b++) begin
         key_q[319 - ({28'd0, key_wr_addr} * 4 + b) * 8 -: 8] <= key_wr_data[b*8 +: 8];
@@ -105,7 +116,6 @@ module beryl_nic_rss_toeplitz (
   // ---------------------------------------------------------------------------------------
   logic [IN_BITS-1:0] vec_q;
   logic [2:0]         type1_q, type2_q;
-  logic               v1_q, v2_q;
   logic [31:0]        part_d [GROUPS];
   logic [31:0]        part_q [GROUPS];
   logic [31:0]        hash_d;
@@ -131,7 +141,7 @@ module beryl_nic_rss_toeplitz (
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (en) begin
       // payload registers load only with a valid entry (the C++ simulator then skips the
       // 288-bit vector, the nine partial XORs and the final XOR on idle cycles)

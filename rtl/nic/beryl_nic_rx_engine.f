@@ -1,3 +1,4 @@
+-f ../common/beryl_clk_gate.f
 beryl_nic_pkg.sv
 -f beryl_nic_rx_parse.f
 -f beryl_nic_csum.f

@@ -150,6 +150,8 @@ module beryl_nic_rx_engine #(
     $error("%m: RAM_ADDR_W must be log2(SLOTS*SLOT_BYTES)+1 and SEG_ADDR_W RAM_ADDR_W-7");
   end
 
+  logic gclk;   // the engine's own flops (the clock gate is at the end); its sub-blocks run on clk
+
   // =========================================================================================
   // Ingress: port arbiter (round robin at frame boundaries), slot allocation, frame RAM write
   // =========================================================================================
@@ -261,7 +263,7 @@ module beryl_nic_rx_engine #(
 
   // A frame is in flight between ingress and join while its checksum is pending in the checksum
   // block (at most 4) or in the checksum FIFO (CSF_DEPTH), so REC_DEPTH = 16 never overflows.
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (in_acc) begin
       if (in_last) begin
         in_frame_q <= 1'b0;
@@ -451,7 +453,7 @@ module beryl_nic_rx_engine #(
   assign csum_ready = (csf_wp_q - csf_rp_q) != 4'(CSF_DEPTH);
   assign csf_valid  = csf_wp_q != csf_rp_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (csum_valid && csum_ready) begin
       csf_q[csf_wp_q[2:0]] <= csum;
       csf_wp_q             <= csf_wp_q + 4'd1;
@@ -487,7 +489,7 @@ module beryl_nic_rx_engine #(
   logic [63:0]           e_daddr  [SLOTS];   // the descriptor's buffer address
   logic [SLOTS-1:0]      e_desc_err_q, e_too_long_q, e_wr_done_q, e_wr_err_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (join_fire && !j_err && !j_over) begin
       e_slot[wp_q[SLOT_W-1:0]]  <= j_slot;
       e_len[wp_q[SLOT_W-1:0]]   <= rec_len[rec_rp_q[3:0]];
@@ -591,7 +593,7 @@ module beryl_nic_rx_engine #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (ram_wr_cmd_valid[0]) dmem0[ram_wr_cmd_addr[DROW_W-1:0]] <= wr_row0;
     if (ram_wr_cmd_valid[1]) dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]] <= wr_row1;
   end
@@ -697,7 +699,7 @@ module beryl_nic_rx_engine #(
   assign rsp_ci        = CB_W'({rsp_e, rsp_b});
   assign rd_desc_valid = rd_desc_valid_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (op_req_ready) op_req_valid_q <= 1'b0;
     if (f_go) begin
       op_req_valid_q             <= 1'b1;
@@ -754,7 +756,7 @@ module beryl_nic_rx_engine #(
   assign ret_go   = ret_wp_q != ret_rp_q && ret_pos_q[ret_rp_q[1:0]] == donep_q;
   assign ret_pop  = ret_fire && ret_k_q + NRET_W'(1) == ret_n_q[ret_rp_q[1:0]];
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (ret_push) begin
       ret_pos_q[ret_wp_q[1:0]] <= asgp_q;
       ret_q_q[ret_wp_q[1:0]]   <= c_qidx_q[vic_e];
@@ -782,7 +784,7 @@ module beryl_nic_rx_engine #(
   assign level_up   = level_up_w > (HELD_W + 1)'(LEVEL_MAX) ? HELD_W'(LEVEL_MAX) : level_up_w[HELD_W-1:0];
 
   // ---- cache state updates
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     // fetch issued: the tail batch waits for the QM
     if (f_go) begin
       b_st_q[{f_e, c_tl_q[f_e]}] <= B_REQ;
@@ -898,7 +900,7 @@ module beryl_nic_rx_engine #(
   end
 
   // ---- the frame's descriptor (or the refusal) into its ring entry
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (a_fire) begin
       e_status[asgp_q[SLOT_W-1:0]] <= a_assign ? beryl_nic_pkg::QM_OK : c_nstat_q[a_e];
       e_ptr[asgp_q[SLOT_W-1:0]]    <= b_ptr_q[a_ci] + 16'(c_used_q[a_e]);
@@ -915,16 +917,18 @@ module beryl_nic_rx_engine #(
   logic [2:0]            d_sel_q;
   logic [SLOT_W-1:0]     d_idx_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (a_fire) begin
       d_row0_q <= dmem0[a_di[DI_W-1:3]];
       d_row1_q <= dmem1[a_di[DI_W-1:3]];
     end
     d_valid_q  <= a_fire;
-    d_assign_q <= a_assign;
-    d_err_q    <= b_err_q[a_ci];
-    d_sel_q    <= a_di[2:0];
-    d_idx_q    <= asgp_q[SLOT_W-1:0];
+    if (a_fire) begin   // the rest is read only with d_valid_q
+      d_assign_q <= a_assign;
+      d_err_q    <= b_err_q[a_ci];
+      d_sel_q    <= a_di[2:0];
+      d_idx_q    <= asgp_q[SLOT_W-1:0];
+    end
     asgd_q     <= asgp_q;
     if (rst) begin
       d_valid_q <= 1'b0;
@@ -934,7 +938,7 @@ module beryl_nic_rx_engine #(
 
   assign d_desc = d_sel_q[2] ? d_row1_q[32'(d_sel_q[1:0]) * 96 +: 96] : d_row0_q[32'(d_sel_q[1:0]) * 96 +: 96];
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (d_valid_q) e_daddr[d_idx_q] <= d_desc[63:0];
   end
 
@@ -961,7 +965,7 @@ module beryl_nic_rx_engine #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (wr_desc_ready) wr_desc_valid_q <= 1'b0;
     if (tx_fire) txp_q <= txp_q + 1'b1;
     if (tx_issue) begin
@@ -978,7 +982,7 @@ module beryl_nic_rx_engine #(
   end
 
   // per-entry status bits: set at assignment and by the DMA write statuses
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (d_valid_q) begin
       e_desc_err_q[d_idx_q] <= d_assign_q && d_err_q;
       e_too_long_q[d_idx_q] <= d_assign_q && !d_err_q && d_desc[95:64] < 32'(e_len[d_idx_q]);
@@ -1046,7 +1050,7 @@ module beryl_nic_rx_engine #(
   assign busy_clr = ((join_fire && (j_err || j_over)) ? SLOTS'(1) << j_slot : '0)
                   | (dn_fire ? SLOTS'(1) << e_slot[dn_i] : '0);
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     busy_q <= (busy_q | busy_set) & ~busy_clr;
     if (join_fire && !j_err && !j_over) begin
       wp_q <= wp_q + 1'b1;
@@ -1089,7 +1093,7 @@ module beryl_nic_rx_engine #(
                        + 2'(dn_fire && !(dn_ok && dn_cpl_status == beryl_nic_pkg::CPL_OK) && 32'(e_port[dn_i]) == p);
     end
   end
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     for (int p = 0; p < PORT_COUNT; p++) begin
       port_drop_count[p*32 +: 32] <= port_drop_count[p*32 +: 32] + 32'(port_drop_inc[p]);
     end
@@ -1097,7 +1101,7 @@ module beryl_nic_rx_engine #(
   end
 
   // counters
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (in_acc && in_drop && !in_frame_q) drop_no_slot_count <= drop_no_slot_count + 32'd1;
     if (join_fire && j_err) drop_mac_err_count <= drop_mac_err_count + 32'd1;
     if (join_fire && !j_err && j_over) drop_oversize_count <= drop_oversize_count + 32'd1;
@@ -1131,6 +1135,26 @@ module beryl_nic_rx_engine #(
       port_byte_count     <= '0;
     end
   end
+
+  // =========================================================================================
+  // Clock gate: the engine's flops are clocked only in cycles in which one of them could change.
+  // Every update above happens under one of: a beat at an input port (in_acc), a frame record waiting
+  // for its join (rec_valid), a checksum result (csum_valid), a descriptor write from the DMA engine,
+  // a QM op or DMA read request not yet taken, a fetch wanted (f_any), a QM response, a DMA read or
+  // write status, a flush, a flushed entry to drop (fl_idle), a frame waiting for its descriptor
+  // (a_valid; also covers allocation and eviction returns being queued), the head-of-line flag
+  // (a_seen_q), the descriptor-store read (d_valid_q; asgd_q follows asgp_q one cycle later),
+  // frames to transmit or retire, eviction returns waiting, a completion not yet taken, a statistics
+  // pulse (stat_valid clears itself). busy_q, the ring and the counters change only with those.
+  // =========================================================================================
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (|s_axis_rx_tvalid) || rec_valid || csum_valid || (|ram_wr_cmd_valid) || op_req_valid_q ||
+           f_any || rd_desc_valid_q || op_rsp_valid || rd_desc_status_valid || flush_valid || (|fl_idle) ||
+           a_valid || a_seen_q || d_valid_q || wr_desc_valid_q || txp_q != asgd_q || wr_desc_status_valid ||
+           donep_q != txp_q || ret_wp_q != ret_rp_q || cpl_valid_q || stat_valid),
+    .gclk (gclk)
+  );
 
   // only the fields the engine uses; the rest of the response is for other clients
   /* verilator lint_off UNUSEDSIGNAL */

@@ -51,6 +51,16 @@ module beryl_nic_rx_parse #(
   logic [DATA_W-1:0] data_masked;
   logic [7:0]      keep_bytes;
 
+  // Clock gate: the flops change only with a beat at the input (accept), a captured header to parse
+  // (hdr_full_q: parse_go) or a result in the output FIFO (pop); nothing else moves them.
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || s_axis_tvalid || hdr_full_q || fifo_cnt_q != 2'd0),
+    .gclk (gclk)
+  );
+
   // Blocking depends only on state, never on meta_ready, so valid stays independent of ready.
   assign block    = beat_q == 2'd0 && hdr_full_q && fifo_cnt_q == 2'd2;
   assign parse_go = hdr_full_q && fifo_cnt_q != 2'd2;
@@ -74,7 +84,7 @@ module beryl_nic_rx_parse #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (parse_go) begin
       hdr_full_q <= 1'b0;
     end
@@ -217,7 +227,7 @@ module beryl_nic_rx_parse #(
   assign meta       = fifo_q[rd_ptr_q];
   assign pop        = meta_valid && meta_ready;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (parse_go) begin
       fifo_q[wr_ptr_q] <= res;
       wr_ptr_q         <= !wr_ptr_q;
