@@ -124,6 +124,17 @@ module beryl_nic_cpl_write #(
     $error("%m: segments must be 2 x 256 or 2 x 512 bits with SEG_ADDR_W = RAM_ADDR_W - log2(row bytes)");
   end
 
+  // ---------------------------------------------------------------- clock gate
+  // Every flop below and the entry RAM are clocked by gclk; the enable (wake) is at the end of the module.
+  logic gclk;
+  logic wake;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (wake),
+    .gclk (gclk)
+  );
+
   // ---------------------------------------------------------------- input FIFO
   // same_q[i]: entry i has the queue of the entry pushed just before it, so the head's run of
   // same-queue entries is the run of set bits after it (the head's own bit is meaningless).
@@ -144,14 +155,14 @@ module beryl_nic_cpl_write #(
   assign head_qidx = fifo_qidx[rd_ptr_q];
   assign head_data = fifo_data[rd_ptr_q];
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (push) begin
       fifo_data[wr_ptr_q] <= cpl_data;
       fifo_qidx[wr_ptr_q] <= cpl_qidx;
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (push) begin
       same_q[wr_ptr_q] <= cpl_qidx == last_qidx_q;
       last_qidx_q      <= cpl_qidx;
@@ -262,7 +273,7 @@ module beryl_nic_cpl_write #(
     .SIZE       (RAM_SIZE),
     .SEG_ADDR_W (ROW_W)
   ) u_ram (
-    .clk               (clk),
+    .clk               (gclk),
     .rst               (rst),
     .ram_wr_cmd_addr   (ram_wr_cmd_addr),
     .ram_wr_cmd_be     (ram_wr_cmd_be),
@@ -284,7 +295,7 @@ module beryl_nic_cpl_write #(
     if (state_q == ST_WRITE && ram_wr_ok) pop_n = CNT_W'(1);
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     case (state_q)
       ST_IDLE: begin
         if (fifo_cnt_q != '0 && used_q != SU_W'(SLOTS)) begin
@@ -359,7 +370,7 @@ module beryl_nic_cpl_write #(
                     (inflight_q[sts_slot] || (desc_hs && alloc_q == sts_slot));
   assign retire   = inflight_q[retire_q] && done_q[retire_q] && (!armed_q[retire_q] || !evt_full);
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (desc_hs) begin
       inflight_q[alloc_q] <= 1'b1;
       done_q[alloc_q]     <= 1'b0;
@@ -391,11 +402,11 @@ module beryl_nic_cpl_write #(
   assign evt_pop    = evt_valid && evt_ready;
   assign {evt_target, evt_source} = evt_mem[evt_rd_q];
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (evt_push) evt_mem[evt_wr_q] <= {target_q[retire_q], source_q[retire_q]};
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (evt_push) evt_wr_q <= evt_wr_q + 1'b1;
     if (evt_pop) evt_rd_q <= evt_rd_q + 1'b1;
     evt_cnt_q <= evt_cnt_q + SU_W'(evt_push) - SU_W'(evt_pop);
@@ -405,6 +416,29 @@ module beryl_nic_cpl_write #(
       evt_cnt_q <= '0;
     end
   end
+
+  // ---------------------------------------------------------------- clock gate enable
+  // The block is clocked in a cycle with a reset, an entry pushed, a step of the control FSM (ST_IDLE
+  // with entries and a free slot, op_req taken, the grant, every ST_WRITE cycle, the descriptor taken;
+  // an undefined state steps to ST_IDLE), a DMA status, a slot retiring, an event taken, or a read of
+  // the entry RAM accepted or its word taken. No flop or RAM word changes in any other cycle: the FIFO
+  // moves only with push and pop_n (pops only in ST_RSP with op_rsp_valid and in ST_WRITE), the slots
+  // with desc_hs, retire and sts_hit (a status), the event FIFO with retire and evt_pop, and u_ram
+  // (beryl_dma_psdp_ram) with a write (only in ST_WRITE), rd_en, or a taken read word.
+  logic fsm_go;
+
+  always_comb begin
+    case (state_q)
+      ST_IDLE:  fsm_go = fifo_cnt_q != '0 && used_q != SU_W'(SLOTS);
+      ST_REQ:   fsm_go = op_req_ready;
+      ST_RSP:   fsm_go = op_rsp_valid;
+      ST_DESC:  fsm_go = wr_desc_ready;
+      default:  fsm_go = 1'b1;   // ST_WRITE and the undefined states
+    endcase
+  end
+
+  assign wake = rst || push || fsm_go || wr_desc_status_valid || retire || evt_pop ||
+                |(ram_rd_cmd_valid & ram_rd_cmd_ready) || |(ram_rd_resp_valid & ram_rd_resp_ready);
 
   // op_rsp_qidx equals the request's queue, op_rsp_ptr is implied by op_rsp_addr
   logic unused;

@@ -104,6 +104,22 @@ module beryl_nic_sched_rr #(
   logic                     db_stall;
   logic                     db_fire;
 
+  // ---------------------------------------------------------------- clock gate
+  // Every flop and RAM word below is clocked by gclk. The block is clocked in a cycle with a reset, the
+  // state RAM clearing, a doorbell taken or in the doorbell stage, a status at the input or in the status
+  // register, a command loaded, or the presented command taken. No flop changes in any other cycle: the
+  // RAM, FIFO and slot table are written only with a doorbell or status in its stage, a command load or
+  // the command taken; the status register loads its queue and result only with a status, and the
+  // write-forwarding register only with a RAM write or a doorbell taken (the only cycle before one reads it).
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || init_q || db_fire || db_valid_q || tx_sts_valid || sts_valid_q || cmd_load ||
+           (tx_cmd_valid && tx_cmd_ready)),
+    .gclk (gclk)
+  );
+
   // ---------------------------------------------------------------- status
   // the per-slot compares only with a status (likewise doorbells and the free-slot scan below): the
   // result is used only then, and Verilator skips the loops on the other cycles (simulator speed)
@@ -162,15 +178,19 @@ module beryl_nic_sched_rr #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (act_we) active_mem[act_waddr] <= act_wdata;
     if (db_fire) act_rdata_q <= active_mem[db_evt_qidx];
   end
 
-  always_ff @(posedge clk) begin
-    wl_we_q   <= act_we;
-    wl_addr_q <= act_waddr;
-    wl_data_q <= act_wdata;
+  always_ff @(posedge gclk) begin
+    // db_act reads the last write only in the cycle after a doorbell was taken: wl_we_q loads in that
+    // doorbell's cycle and with writes, the address and data only with a write (else they are unused)
+    if (act_we || db_fire) wl_we_q <= act_we;
+    if (act_we) begin
+      wl_addr_q <= act_waddr;
+      wl_data_q <= act_wdata;
+    end
     if (init_q) begin
       init_addr_q <= init_addr_q + 1'b1;
       if (init_addr_q == QI_W'(QUEUE_COUNT - 1)) init_q <= 1'b0;
@@ -226,12 +246,12 @@ module beryl_nic_sched_rr #(
   // a command reserves its slot when it is loaded; the FIFO read lands in the output register
   assign cmd_load = sched_enable && !init_q && !fifo_empty && free_any && (!tx_cmd_valid || tx_cmd_ready);
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (fifo_push) fifo_mem[fifo_wr_q[QI_W-1:0]] <= fifo_wdata;
     if (cmd_load) tx_cmd_qidx <= fifo_mem[fifo_rd_q[QI_W-1:0]];
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (fifo_push) fifo_wr_q <= fifo_wr_q + 1'b1;
     if (cmd_load) begin
       fifo_rd_q    <= fifo_rd_q + 1'b1;
@@ -254,10 +274,12 @@ module beryl_nic_sched_rr #(
   end
 
   // ---------------------------------------------------------------- status register and counter
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     sts_valid_q  <= tx_sts_valid;
-    sts_qidx_q   <= tx_sts_qidx;
-    sts_result_q <= tx_sts_result;
+    if (tx_sts_valid) begin   // queue and result only with a status (used only with sts_valid_q)
+      sts_qidx_q   <= tx_sts_qidx;
+      sts_result_q <= tx_sts_result;
+    end
     if (sts_valid_q && !(|sts_hit)) bad_sts_count <= bad_sts_count + 1'b1;
     if (rst) begin
       sts_valid_q   <= 1'b0;

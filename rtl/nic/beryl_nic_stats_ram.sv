@@ -45,11 +45,27 @@ module beryl_nic_stats_ram #(
   // word layout: [63:0] packets, [127:64] bytes, [191:128] drops
   localparam int W = 192;
 
-  // ---------------------------------------------------------------- clear after reset
+  // ---------------------------------------------------------------- clock gate
+  // Every flop and RAM word below is clocked by gclk. The block is clocked in a cycle with a reset, the
+  // clear after reset, an increment or a read request at its port, an increment in stage 1, or a read in
+  // r1 or its response pulse. No flop changes in any other cycle: the RAM is written only by the clear
+  // and stage 1, the pipeline registers load their index, data and read word only with a valid (they are
+  // used only with it), and the forwarding register only in a cycle with an increment or read request
+  // (it is read only in the cycle after one, by stage 1 or r1).
   logic             clr_q;
   logic [IDX_W-1:0] clr_idx_q;
+  logic             s1_valid_q;
+  logic             r1_valid_q;
+  logic             gclk;
 
-  always_ff @(posedge clk) begin
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || clr_q || stat_valid || s1_valid_q || rd_req_valid || r1_valid_q || rd_rsp_valid),
+    .gclk (gclk)
+  );
+
+  // ---------------------------------------------------------------- clear after reset
+  always_ff @(posedge gclk) begin
     if (clr_q) begin
       clr_idx_q <= clr_idx_q + 1'b1;
       if (clr_idx_q == IDX_W'(COUNT - 1)) begin
@@ -72,7 +88,6 @@ module beryl_nic_stats_ram #(
   logic [W-1:0]     new_word;
 
   // increment stage 1
-  logic             s1_valid_q;
   logic [IDX_W-1:0] s1_idx_q;
   logic [15:0]      s1_bytes_q;
   logic             s1_drop_q;
@@ -81,17 +96,17 @@ module beryl_nic_stats_ram #(
   assign mem_waddr = clr_q ? clr_idx_q : s1_idx_q;
   assign mem_wdata = clr_q ? '0 : new_word;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (mem_we) begin
       mem[mem_waddr] <= mem_wdata;
     end
   end
 
-  always_ff @(posedge clk) begin
-    inc_rdata_q <= mem[stat_qidx];
+  always_ff @(posedge gclk) begin
+    if (stat_valid) inc_rdata_q <= mem[stat_qidx];   // only with an increment (used only by stage 1)
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rd_req_valid && rd_req_ready) begin
       rd_rdata_q <= mem[rd_req_idx];
     end
@@ -116,14 +131,20 @@ module beryl_nic_stats_ram #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
+    // the stage and forwarding fields only with their valid (they are used only with it); fwd_valid_q
+    // only in a cycle with an increment or read request: cur and rd_word read it only in the cycle after
     s1_valid_q  <= stat_valid && !clr_q;
-    s1_idx_q    <= stat_qidx;
-    s1_bytes_q  <= stat_bytes;
-    s1_drop_q   <= stat_drop;
-    fwd_valid_q <= s1_valid_q;
-    fwd_idx_q   <= s1_idx_q;
-    fwd_data_q  <= new_word;
+    if (stat_valid) begin
+      s1_idx_q   <= stat_qidx;
+      s1_bytes_q <= stat_bytes;
+      s1_drop_q  <= stat_drop;
+    end
+    if (stat_valid || rd_req_valid) fwd_valid_q <= s1_valid_q;
+    if (s1_valid_q) begin
+      fwd_idx_q  <= s1_idx_q;
+      fwd_data_q <= new_word;
+    end
     if (rst) begin
       s1_valid_q  <= 1'b0;
       fwd_valid_q <= 1'b0;
@@ -131,16 +152,15 @@ module beryl_nic_stats_ram #(
   end
 
   // ---------------------------------------------------------------- read path
-  logic             r1_valid_q;
   logic [IDX_W-1:0] r1_idx_q;
   logic [W-1:0]     rd_word;
 
   assign rd_req_ready = !clr_q;
   assign rd_word      = (fwd_valid_q && fwd_idx_q == r1_idx_q) ? fwd_data_q : rd_rdata_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     r1_valid_q   <= rd_req_valid && rd_req_ready;
-    r1_idx_q     <= rd_req_idx;
+    if (rd_req_valid) r1_idx_q <= rd_req_idx;   // only with a request (rd_word is used only then)
     rd_rsp_valid <= r1_valid_q;
     if (r1_valid_q) begin
       rd_rsp_pkts  <= rd_word[0 +: 64];
