@@ -32,6 +32,8 @@
 #include "Vberyl_nic_us_top___024root.h"
 #ifdef BERYL_LOCKSTEP
 #include "Vref.h"
+#include "Vref___024root.h"
+#include "ls_state.h"
 #endif
 #include "verilated.h"
 #include "sim_ports.h"
@@ -188,6 +190,18 @@ static const char* lockstep_diff(const Vref* r, const Vberyl_nic_us_top* t) {
 #define BERYL_LS_CMP(n) if (memcmp(&r->n, &t->n, sizeof r->n) != 0) return #n;
   BERYL_SIM_OUTPUTS(BERYL_LS_CMP)
 #undef BERYL_LS_CMP
+  return nullptr;
+}
+// the first design variable (flop, RAM, or a net computed from them) that differs, or nullptr: a
+// gate that missed a cycle of work shows up here even while no output depends on it yet
+static const char* lockstep_state_diff(const Vref* r, const Vberyl_nic_us_top* t) {
+  const auto* rr = r->rootp;
+  const auto* tr = t->rootp;
+#define BERYL_LS_ST(n)                                                          \
+  static_assert(sizeof rr->n == sizeof tr->n, "lock-step: " #n " has another type in the two models"); \
+  if (memcmp(&rr->n, &tr->n, sizeof rr->n) != 0) return #n;
+  BERYL_LS_STATE(BERYL_LS_ST)
+#undef BERYL_LS_ST
   return nullptr;
 }
 #endif
@@ -1054,6 +1068,12 @@ class Nic {
     if (const char* port = lockstep_diff(ref_.get(), top_.get()))
       die("%slock-step: cycle %llu, %s edge: output %s differs between the gated model and the model built "
           "with BERYL_NO_CLK_GATE", tag_.c_str(), (unsigned long long)cyc_, edge, port);
+    // after the rising edge every flop has its new value: compare the design state as well
+    if (edge[0] == 'r') {
+      if (const char* var = lockstep_state_diff(ref_.get(), top_.get()))
+        die("%slock-step: cycle %llu: design variable %s differs between the gated model and the model built "
+            "with BERYL_NO_CLK_GATE", tag_.c_str(), (unsigned long long)cyc_, var);
+    }
     lockstep_checks_++;
   }
 #else

@@ -207,6 +207,26 @@ module beryl_nic_tx_engine #(
   logic [SLOT_W-1:0]     p_alloc_q, p_tx_q, p_free_q;
   logic [SLOT_W:0]       p_used_q;
 
+  // ------------------------------------------------------------------ clock gate
+  // Every flop and RAM word of this block is clocked by gclk (the packet RAM and the timestamp waits
+  // keep clk). gate_en (assigned at the end, where its signals are declared) wakes the block for a
+  // reset; a command it takes; a QM request or response in flight (op_st_q); a refused command's status
+  // or a batch fetch not yet sent (fsts_pend_q, fq_valid_q); the walker not idle, or idle with its batch
+  // fetched or failed; a DMA status or a DMA RAM write (descriptor words, checksum taps); valids to clear
+  // (rd_desc_valid, tx_sts_valid, stat_valid); a beat to read (s_issue) or in stage 1; a beat leaving
+  // the FIFO (f_pop); a completion released by a timestamp wait (rel_push) or taken (c_pop). In any other
+  // cycle no flop would change: every other update is qualified by one of these, the DMA descriptor and
+  // stat data load only with their valids, and the status data load fsts_* (which change only with
+  // fsts_pend_q set next cycle) or the walker's, so the gate changes nothing but what a simulator evaluates.
+  logic gclk;
+  logic gate_en;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (gate_en),
+    .gclk (gclk)
+  );
+
   // ------------------------------------------------------------------ descriptor area
   // Entry e (16 bytes) lives at byte DESC_BASE + 16e: row DROW_BASE + e/8, segment (e/4)%2, lane e%4.
   // One 64-byte word per row and segment, read asynchronously by the walker (LUT RAM). A write
@@ -242,7 +262,7 @@ module beryl_nic_tx_engine #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (dw_hit0) dmem0[DROW_W'(dw_off0)] <= dw_word0;
     if (dw_hit1) dmem1[DROW_W'(dw_off1)] <= dw_word1;
   end
@@ -356,7 +376,7 @@ module beryl_nic_tx_engine #(
   assign op_req_count = CNT_W'(DESC_BATCH);
   assign op_rsp_ready = op_st_q == OP_RSP && !fq_valid_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     case (op_st_q)
       OP_IDLE: begin
         if (cont_take) begin
@@ -453,7 +473,7 @@ module beryl_nic_tx_engine #(
   assign w_last_di = w_di_q + 1'b1 == b_cnt_q[proc_q];
   assign w_pkt_good = !w_bad_now && !w_cs_bad;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     case (w_st_q)
       W_IDLE: begin
         if (b_state_q[proc_q] == B_READY) begin
@@ -516,7 +536,7 @@ module beryl_nic_tx_engine #(
 
   // batch slot state, written at the slot each event names (no loop over the slots: Verilator
   // keeps and tests a pending-write flag per slot and array); a later write to one slot wins
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (b_alloc) begin
       b_state_q[b_wr_q] <= B_FETCH;
       b_qidx_q[b_wr_q]  <= op_qidx_q;
@@ -543,9 +563,12 @@ module beryl_nic_tx_engine #(
   end
 
   // DMA descriptor output: batch fetches first, then packet data
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rd_load) begin
       rd_desc_valid <= fq_valid_q || w_dma && w_go;
+    end
+    // the descriptor loads only with its valid (the DMA mux reads it only then), so idle cycles change nothing
+    if (rd_load && (fq_valid_q || w_dma && w_go)) begin
       if (fq_valid_q) begin
         rd_desc_host_addr <= fq_addr_q;
         rd_desc_ram_addr  <= RAM_ADDR_W'(PKT_SLOTS * SLOT_BYTES)
@@ -563,7 +586,7 @@ module beryl_nic_tx_engine #(
   end
 
   // status to the schedulers: the walker's retirement wins, a refused command waits a cycle
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     tx_sts_valid <= b_retire || fsts_pend_q;
     if (b_retire) begin
       tx_sts_port  <= b_sport_q[proc_q];
@@ -645,7 +668,7 @@ module beryl_nic_tx_engine #(
   logic [5:0]        s1_hi_lane_q, s1_lo_lane_q;
   logic [15:0]       s1_cs_val_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     s1_valid_q <= s_issue;
     if (s_issue) begin
       s1_seg_q    <= v_beat[0];
@@ -731,7 +754,7 @@ module beryl_nic_tx_engine #(
                                     : (m_axis_tx_tready[h_port] && (s_mid_q || wq_space[h_wport])));
   assign s_cpl_push = f_pop && h_last;    // the packet slot is free
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (f_pop) begin
       s_mid_q <= !h_last;
       s_tag_q <= h_tag;
@@ -739,7 +762,7 @@ module beryl_nic_tx_engine #(
     if (rst) s_mid_q <= 1'b0;
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (s1_valid_q) begin
       f_data_q[f_wr_q]   <= s1_data;
       f_keep_q[f_wr_q]   <= s1_keep_q;
@@ -762,7 +785,7 @@ module beryl_nic_tx_engine #(
   // Each event writes the slot it names (no loop over the slots: Verilator would keep and test a
   // pending-write flag per slot and per array every cycle). Statement order is the priority: a
   // later write to the same slot wins (allocation clears the sum a tap adds in the same cycle).
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     // checksum taps; both segments may write one slot
     if (pr_wr_valid[0]) begin
       p_acc_q[tap_slot[0]] <= p_acc_q[tap_slot[0]] + 32'(23'(tap_sum[0])
@@ -935,7 +958,7 @@ module beryl_nic_tx_engine #(
     wq_pop = '0;
     wq_pop[rel_sel] = rel_push;
   end
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rel_push) rel_last_q <= rel_sel;
     if (rst) rel_last_q <= '0;
   end
@@ -984,7 +1007,7 @@ module beryl_nic_tx_engine #(
   logic        c_ok;
   assign c_ok = c_status == beryl_nic_pkg::CPL_OK;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (c_push) begin
       cq_q[cq_wr_q] <= c_ent;
       cq_wr_q <= cq_wr_q + 1'b1;
@@ -993,10 +1016,11 @@ module beryl_nic_tx_engine #(
     cq_cnt_q <= cq_cnt_q + ($clog2(CPLQ_DEPTH) + 1)'(c_push) - ($clog2(CPLQ_DEPTH) + 1)'(c_pop);
 
     stat_valid <= c_push;
-    stat_qidx  <= c_queue;
-    stat_bytes <= c_len;
-    stat_drop  <= !c_ok;
+    // the stat fields load only with their valid (the stats RAM uses them only then)
     if (c_push) begin
+      stat_qidx  <= c_queue;
+      stat_bytes <= c_len;
+      stat_drop  <= !c_ok;
       if (c_ok) begin
         pkt_count  <= pkt_count + 1'b1;
         byte_count <= byte_count + 32'(c_len);
@@ -1033,6 +1057,13 @@ module beryl_nic_tx_engine #(
     assign port_byte_count[p*32 +: 32] = port_byte_q[p];
     assign port_drop_count[p*32 +: 32] = port_drop_q[p];
   end
+
+  // clock gate enable (see the clock gate above)
+  assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || op_st_q != OP_IDLE || fsts_pend_q || fq_valid_q
+                   || w_st_q != W_IDLE || b_state_q[proc_q] == B_READY || b_state_q[proc_q] == B_ERR
+                   || rd_desc_status_valid || ram_wr_cmd_valid != '0
+                   || rd_desc_valid || tx_sts_valid || stat_valid
+                   || s_issue || s1_valid_q || f_pop || rel_push || c_pop;
 
   // inputs the engine does not need: MODE 1 fields, the response's queue (responses are in order),
   // the RAM's always-high readies and its response valids (reads are scheduled by credit)
