@@ -279,13 +279,24 @@ module beryl_nic_if_regs #(
   assign a = wr_go ? s_axil_awaddr : s_axil_araddr;
 
 
+  // Clock gate: the flops change only while an access is in progress (state_q not idle), when one
+  // arrives (awvalid, arvalid), and in the cycle after an RSS key or table write (the write pulses
+  // clear themselves); the table shadow is written only by that pulse.
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || state_q != S_IDLE || s_axil_awvalid || s_axil_arvalid || rss_key_wr_en || rss_tbl_wr_en),
+    .gclk (gclk)
+  );
+
   // doorbell words from TXQ_DB: 0 TXQ, 1 RXQ, 2 CQ, 3 CQ+arm, 4 EQ, 5 EQ+arm
   logic [31:0] db_word;
   logic [1:0] cur_type;     // doorbell queue type of the access in progress
   assign db_word  = (off_q - O_TXQ_DB) >> 2;
   assign cur_type = (db_word < 2) ? 2'(db_word) : (db_word < 4) ? 2'd2 : 2'd3;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     rss_key_wr_en <= 1'b0;
     rss_tbl_wr_en <= 1'b0;
     unique case (state_q)
@@ -420,9 +431,9 @@ module beryl_nic_if_regs #(
 
   // the indirection-table shadow: written with the real table, read for RSS_TBL_DATA (like the
   // table itself it holds no reset value: software writes the table before enabling RSS)
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rss_tbl_wr_en) tbl_shadow[rss_tbl_wr_addr] <= rss_tbl_wr_data;
-    tbl_rd_q <= tbl_shadow[rss_idx_q[TBL_W-1:0]];
+    if (state_q == S_TBL_RD) tbl_rd_q <= tbl_shadow[rss_idx_q[TBL_W-1:0]];   // read only in S_TBL_RD2
   end
 
   // responses: direct registers are latched when the read is accepted (RDATA stable, AXI A3.2.1)

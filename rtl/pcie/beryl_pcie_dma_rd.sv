@@ -108,6 +108,8 @@ module beryl_pcie_dma_rd #(
     $error("%m: TIMEOUT_CYCLES must be at least 64");
   end
 
+  logic gclk;   // all flops but the timeout tick counter (the clock gate is at the end)
+
   // ---------------------------------------------------------------------------------------
   // Tag and operation state
   // ---------------------------------------------------------------------------------------
@@ -263,17 +265,18 @@ module beryl_pcie_dma_rd #(
   beryl_pcie_pkg::tlp_cpl_hdr_t a_hdr_q;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (adv) begin
       a_valid_q <= rx_cpl_tlp_valid;
-      // payload registers load only with a beat (in every stage): Verilator then copies no
-      // 512/1024-bit words on idle cycles; the stage's valid qualifies them
+      // the fields load only with a beat (in every stage): Verilator then copies no 512/1024-bit
+      // words on idle cycles, and the clock gate needs no wake-up for an idle input; the stage's
+      // valid qualifies them (stage B reads a_sop_q/a_eop_q only with a_valid_q)
       if (rx_cpl_tlp_valid) begin
         a_data_q <= rx_cpl_tlp_data;
         a_strb_q <= rx_cpl_tlp_strb;
+        a_sop_q  <= rx_cpl_tlp_sop;
+        a_eop_q  <= rx_cpl_tlp_eop;
       end
-      a_sop_q   <= rx_cpl_tlp_sop;
-      a_eop_q   <= rx_cpl_tlp_eop;
       if (rx_cpl_tlp_valid && rx_cpl_tlp_sop) a_hdr_q <= rx_cpl_tlp_hdr;
     end
     if (rst) a_valid_q <= 1'b0;
@@ -350,7 +353,7 @@ module beryl_pcie_dma_rd #(
     b_end = (b_rem >= 14'(BEAT_BYTES)) ? (BEAT_OFF_W + 1)'(BEAT_BYTES) : (BEAT_OFF_W + 1)'(b_rem);
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (adv && a_valid_q) begin
       ctx_base_q <= b_base + RAM_ADDR_W'(BEAT_BYTES);
       ctx_rem_q  <= (b_rem >= 14'(BEAT_BYTES)) ? b_rem - 14'(BEAT_BYTES) : 14'd0;
@@ -382,20 +385,22 @@ module beryl_pcie_dma_rd #(
   logic [3:0]            b_err_q;
   logic [12:0]           b_nbytes_q;   // bytes this beat writes (for statistics)
 
-  always_ff @(posedge clk) begin
+  // the fields load only with a beat in A (stage C reads them only with b_valid_q): without the
+  // guard they would follow the tag table a cycle late, on cycles the clock gate does not wake for
+  always_ff @(posedge gclk) begin
     if (adv) begin
       b_valid_q <= a_valid_q;
       if (a_valid_q) begin
-        b_data_q <= a_data_q;
-        b_be_q   <= b_be;
+        b_data_q   <= a_data_q;
+        b_be_q     <= b_be;
+        b_base_q   <= b_base;
+        b_done_q   <= a_eop_q && b_last && b_ok;
+        b_eop_q    <= a_eop_q;
+        b_unexp_q  <= a_sop_q && !a_tag_ok;
+        b_tag_q    <= b_tag;
+        b_err_q    <= b_ok ? b_err : beryl_pcie_pkg::DMA_OK;
+        b_nbytes_q <= b_ok ? 13'(b_end - b_start) : 13'd0;
       end
-      b_base_q   <= b_base;
-      b_done_q   <= a_eop_q && b_last && b_ok;
-      b_eop_q    <= a_eop_q;
-      b_unexp_q  <= a_sop_q && !a_tag_ok;
-      b_tag_q    <= b_tag;
-      b_err_q    <= b_ok ? b_err : beryl_pcie_pkg::DMA_OK;
-      b_nbytes_q <= b_ok ? 13'(b_end - b_start) : 13'd0;
     end
     if (rst) b_valid_q <= 1'b0;
   end
@@ -430,24 +435,26 @@ module beryl_pcie_dma_rd #(
   logic [3:0]              c_err_q;
   logic [12:0]             c_nbytes_q;
 
-  always_ff @(posedge clk) begin
+  // the fields load only with a beat in B: every reader qualifies them with c_valid_q (the RAM
+  // and its demux use the address only with a write valid)
+  always_ff @(posedge gclk) begin
     if (adv) begin
       c_valid_q   <= b_valid_q;
+      c_pending_q <= b_valid_q ? {|rot_be[ROW_BYTES-1:BEAT_BYTES], |rot_be[BEAT_BYTES-1:0]} : '0;
       if (b_valid_q) begin
         // the rotation is written where C loads, not in a process or a function (the C++ model
         // clears function variables on every evaluation): no shift on idle cycles
-        c_data_q <= (ROW_BYTES*8)'({b_data_q, b_data_q, b_data_q, b_data_q} << (8 * 32'(rot)) >> (ROW_BYTES*8));
-        c_be_q   <= rot_be;
+        c_data_q   <= (ROW_BYTES*8)'({b_data_q, b_data_q, b_data_q, b_data_q} << (8 * 32'(rot)) >> (ROW_BYTES*8));
+        c_be_q     <= rot_be;
+        c_addr0_q  <= row + SEG_ADDR_W'(32'(rot) >= BEAT_BYTES);
+        c_addr1_q  <= row;
+        c_done_q   <= b_done_q;
+        c_eop_q    <= b_eop_q;
+        c_unexp_q  <= b_unexp_q;
+        c_tag_q    <= b_tag_q;
+        c_err_q    <= b_err_q;
+        c_nbytes_q <= b_nbytes_q;
       end
-      c_addr0_q   <= row + SEG_ADDR_W'(32'(rot) >= BEAT_BYTES);
-      c_addr1_q   <= row;
-      c_pending_q <= b_valid_q ? {|rot_be[ROW_BYTES-1:BEAT_BYTES], |rot_be[BEAT_BYTES-1:0]} : '0;
-      c_done_q    <= b_valid_q && b_done_q;
-      c_eop_q     <= b_valid_q && b_eop_q;
-      c_unexp_q   <= b_valid_q && b_unexp_q;
-      c_tag_q     <= b_tag_q;
-      c_err_q     <= b_err_q;
-      c_nbytes_q  <= b_valid_q ? b_nbytes_q : 13'd0;
     end else begin
       c_pending_q <= c_pending_q & ~ram_wr_cmd_ready;
     end
@@ -517,7 +524,7 @@ module beryl_pcie_dma_rd #(
   assign desc_bad_take = rd_desc_valid && desc_bad && !ret_op_done;
   assign rd_desc_ready = desc_bad ? !ret_op_done : (gen_free && op_avail);
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     // status output
     rd_desc_status_valid <= 1'b0;
     if (ret_op_done) begin
@@ -616,9 +623,6 @@ module beryl_pcie_dma_rd #(
       if (op_err_q[tag_op_q[c_tag_q]] == beryl_pcie_pkg::DMA_OK) op_err_q[tag_op_q[c_tag_q]] <= c_err_q;
     end
 
-    // timeout tick
-    tick_cnt_q <= tick ? TICK_W'(TICK - 1) : tick_cnt_q - TICK_W'(1);
-
     // statistics
     if (adv && c_valid_q) stat_bytes <= stat_bytes + 32'(c_nbytes_q);
     if (adv && c_valid_q && c_unexp_q) stat_cpl_unexpected <= stat_cpl_unexpected + 32'd1;
@@ -632,7 +636,6 @@ module beryl_pcie_dma_rd #(
       op_active_q          <= '0;
       op_issued_all_q      <= '0;
       inflight_q           <= '0;
-      tick_cnt_q           <= TICK_W'(TICK - 1);
       stat_desc_done       <= '0;
       stat_bytes           <= '0;
       stat_err_timeout     <= '0;
@@ -642,6 +645,30 @@ module beryl_pcie_dma_rd #(
       stat_cpl_unexpected  <= '0;
     end
   end
+
+  // timeout tick: free running on clk (it counts in idle cycles too, and its phase decides when
+  // a tag times out), so it is not behind the clock gate
+  always_ff @(posedge clk) begin
+    tick_cnt_q <= tick ? TICK_W'(TICK - 1) : tick_cnt_q - TICK_W'(1);
+    if (rst) tick_cnt_q <= TICK_W'(TICK - 1);
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Clock gate: the flops above (all but tick_cnt_q) are clocked only in cycles in which one of
+  // them could change. Every update happens under one of: a descriptor offered (taken, or a length
+  // error reported), a status pulse to clear, a request not yet taken by the TLP stream, the
+  // generator active (issue), a completion beat at the input or in stages A, B, C (C also retires
+  // requests, marks errors and counts), a timed-out tag (to_any) or a tick with a tag outstanding
+  // (ageing; without tags a tick changes nothing, as expired_q is a subset of tag_active_q).
+  // inflight_q, the tag and op tables change only with issue or a retire; the pipeline fields load
+  // only with their stage's valid.
+  // ---------------------------------------------------------------------------------------
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || rd_desc_valid || rd_desc_status_valid || req_valid_q || gen_active_q || rx_cpl_tlp_valid ||
+           a_valid_q || b_valid_q || c_valid_q || to_any || (tick && (|tag_active_q))),
+    .gclk (gclk)
+  );
 
 endmodule
 

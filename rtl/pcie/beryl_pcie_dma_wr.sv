@@ -122,12 +122,15 @@ module beryl_pcie_dma_wr #(
 
   assign desc_len_ok = (wr_desc_len != '0) && ((LEN_W + 1)'(wr_desc_len) <= LEN_MAX);
 
+  // the engine's flops and its FIFOs (the clock gate is at the end)
+  logic                   gclk;
+
   // bus_master_en gates the handshake only; queued descriptors wait in the splitter.
   beryl_pcie_dma_wr_fifo #(
     .WIDTH(DQ_W),
     .DEPTH(2)
   ) u_desc_fifo (
-    .clk      (clk),
+    .clk      (gclk),
     .rst      (rst),
     .in_data  ({wr_desc_host_addr, wr_desc_ram_addr, wr_desc_len, wr_desc_tag, desc_len_ok}),
     .in_valid (wr_desc_valid && bus_master_en),
@@ -239,7 +242,7 @@ module beryl_pcie_dma_wr #(
   assign s1_err  = dq_valid && !dq_ok && !s1_active_q && (inflight_q == '0);
   assign dq_pop  = s1_load || s1_err;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (s1_go) begin
       s1_host_q        <= s1_host_q + 64'(tlp_len);
       s1_ram_q         <= s1_ram_q + RAM_ADDR_W'(tlp_len);
@@ -350,7 +353,7 @@ module beryl_pcie_dma_wr #(
     rec_take     = hdr_in_valid && hdr_in_ready;
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rec_take) begin
       s2_lo_q      <= rec_lo_q;
       s2_shift_q   <= rec_shift_q;
@@ -388,7 +391,7 @@ module beryl_pcie_dma_wr #(
   // Reads in flight or buffered, per segment: a command is only issued when its response
   // has a FIFO entry waiting, so ram_rd_resp_ready stays high and the RAM never stalls.
   for (genvar s = 0; s < SEG_COUNT; s++) begin : g_outstanding
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (rst) begin
         outstanding_q[s] <= '0;
       end else if ((ram_rd_cmd_valid[s] && ram_rd_cmd_ready[s]) && !resp_pop[s]) begin
@@ -428,7 +431,7 @@ module beryl_pcie_dma_wr #(
     .WIDTH(INFO_W),
     .DEPTH(INFO_DEPTH)
   ) u_info_fifo (
-    .clk      (clk),
+    .clk      (gclk),
     .rst      (rst),
     .in_data  ({s2_sop_q, s2_eop, s2_strb, s2_shift_q, rd_lo, rd_hi, seg_lo}),
     .in_valid (beat_fire),
@@ -442,7 +445,7 @@ module beryl_pcie_dma_wr #(
     .WIDTH(HDR_W),
     .DEPTH(HDR_DEPTH)
   ) u_hdr_fifo (
-    .clk      (clk),
+    .clk      (gclk),
     .rst      (rst),
     .in_data  ({rec_hdr, rec_tag_q, rec_desc_last_q, rec_len_q}),
     .in_valid (hdr_in_valid),
@@ -460,7 +463,7 @@ module beryl_pcie_dma_wr #(
       .WIDTH(SEG_DATA_W),
       .DEPTH(RESP_FIFO_DEPTH)
     ) u_resp_fifo (
-      .clk      (clk),
+      .clk      (gclk),
       .rst      (rst),
       .in_data  (ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W]),
       .in_valid (ram_rd_resp_valid[s]),
@@ -517,7 +520,7 @@ module beryl_pcie_dma_wr #(
     out_done = tx_wr_req_tlp_valid && tx_wr_req_tlp_ready && tx_wr_req_tlp_eop;
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (a_fire) begin
       if (i_rd_hi) begin
         carry_q <= hi_data;
@@ -566,6 +569,22 @@ module beryl_pcie_dma_wr #(
       end
     end
   end
+
+  // ---------------------------------------------------------------------------------------
+  // Clock gate: the flops above and the FIFOs' are clocked only in cycles in which one of them
+  // could change. Every update happens under one of: a descriptor offered (FIFO push), one queued
+  // (load or length error), the splitter active, a TLP record waiting, the read issuer active (RAM
+  // commands, beat info), beat info queued (assembler; it alone pops the header and response
+  // FIFOs), a RAM read response (response FIFO push), an output beat not yet taken, a status pulse
+  // (it clears itself). wr_desc_status_tag/error load every cycle but equal out_tag_q/DMA_OK except
+  // in the cycle after a length error (status valid); out_tag_q changes only with an output beat.
+  // ---------------------------------------------------------------------------------------
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (wr_desc_valid && bus_master_en) || dq_valid || s1_active_q || rec_valid_q || s2_active_q ||
+           info_out_valid || (|ram_rd_resp_valid) || tx_wr_req_tlp_valid || wr_desc_status_valid),
+    .gclk (gclk)
+  );
 
 endmodule
 

@@ -103,7 +103,20 @@ module beryl_ptp_perout #(
   assign skip_log2 = grow ? jlog_q : 7'd0;
   assign skip_sum  = {1'b0, skip_cnt} + (33'd1 << skip_log2[4:0]);
 
-  always_ff @(posedge clk) begin
+  // Clock gate: the flops are clocked only in cycles in which one of them could change: a reset, enable
+  // differing from en_q (arming when it rises; when it falls, the clear of armed_q/out/cfg_err/resync_q),
+  // or running (armed_q: the edge search compares against tod every cycle). Enabled and not armed (an
+  // illegal configuration) nothing changes; disabled, armed_q/out/cfg_err/resync_q were cleared when
+  // en_q fell. jump_q reloads only while armed (it is read only then; arming loads it).
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (enable != en_q) || armed_q),
+    .gclk (gclk)
+  );
+
+  always_ff @(posedge gclk) begin
     if (rst) begin
       en_q     <= 1'b0;
       armed_q  <= 1'b0;
@@ -153,7 +166,7 @@ module beryl_ptp_perout #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (arm) begin
       edge_q <= {1'b0, start_sec, start_ns[29:0], PFNS_W'(0)};
       per_sec_q <= period_sec;
@@ -170,7 +183,7 @@ module beryl_ptp_perout #(
         if (jump_q[T_W-1:T_W-3] == 3'd0 && jlog_q != 7'h7F) begin
           jump_q <= dbl;
         end
-      end else begin
+      end else if (armed_q) begin   // read only while armed (grow); arming loads it
         jump_q <= {17'd0, per_sec_q, per_nsf_q};
       end
     end
