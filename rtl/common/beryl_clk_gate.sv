@@ -19,6 +19,9 @@
 // in every cycle.
 `default_nettype none
 
+// `clk` must be the free-running clock, never another gate's output: a latch on a gated clock is
+// evaluated by a Verilator model only where that clock is (not in the input region of a falling-edge
+// eval), and beryl-sim's lock-step check found the completion writer's RAM misbehaving that way.
 module beryl_clk_gate (
   input  wire logic clk,
   input  wire logic en,    // clock the block at the next rising edge of clk

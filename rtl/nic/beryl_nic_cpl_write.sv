@@ -125,7 +125,7 @@ module beryl_nic_cpl_write #(
   end
 
   // ---------------------------------------------------------------- clock gate
-  // Every flop below and the entry RAM are clocked by gclk; the enable (wake) is at the end of the module.
+  // Every flop below is clocked by gclk; the enable (wake) is at the end of the module.
   logic gclk;
   logic wake;
 
@@ -273,7 +273,7 @@ module beryl_nic_cpl_write #(
     .SIZE       (RAM_SIZE),
     .SEG_ADDR_W (ROW_W)
   ) u_ram (
-    .clk               (gclk),
+    .clk               (clk),   // the RAM gates itself (a gate must take the free-running clock)
     .rst               (rst),
     .ram_wr_cmd_addr   (ram_wr_cmd_addr),
     .ram_wr_cmd_be     (ram_wr_cmd_be),
@@ -420,11 +420,10 @@ module beryl_nic_cpl_write #(
   // ---------------------------------------------------------------- clock gate enable
   // The block is clocked in a cycle with a reset, an entry pushed, a step of the control FSM (ST_IDLE
   // with entries and a free slot, op_req taken, the grant, every ST_WRITE cycle, the descriptor taken;
-  // an undefined state steps to ST_IDLE), a DMA status, a slot retiring, an event taken, or a read of
-  // the entry RAM accepted or its word taken. No flop or RAM word changes in any other cycle: the FIFO
-  // moves only with push and pop_n (pops only in ST_RSP with op_rsp_valid and in ST_WRITE), the slots
-  // with desc_hs, retire and sts_hit (a status), the event FIFO with retire and evt_pop, and u_ram
-  // (beryl_dma_psdp_ram) with a write (only in ST_WRITE), rd_en, or a taken read word.
+  // an undefined state steps to ST_IDLE), a DMA status, a slot retiring or an event taken. No flop
+  // changes in any other cycle: the FIFO moves only with push and pop_n (pops only in ST_RSP with
+  // op_rsp_valid and in ST_WRITE), the slots with desc_hs, retire and sts_hit (a status), the event
+  // FIFO with retire and evt_pop. The entry RAM (u_ram) has its own gate.
   logic fsm_go;
 
   always_comb begin
@@ -437,8 +436,7 @@ module beryl_nic_cpl_write #(
     endcase
   end
 
-  assign wake = rst || push || fsm_go || wr_desc_status_valid || retire || evt_pop ||
-                |(ram_rd_cmd_valid & ram_rd_cmd_ready) || |(ram_rd_resp_valid & ram_rd_resp_ready);
+  assign wake = rst || push || fsm_go || wr_desc_status_valid || retire || evt_pop;
 
   // op_rsp_qidx equals the request's queue, op_rsp_ptr is implied by op_rsp_addr
   logic unused;

@@ -58,6 +58,17 @@ module beryl_dma_desc_mux #(
   logic             load;
   logic [IDX_W:0]   rr_idx;
 
+  // Clock gate: the flops change only with a client descriptor (load), a descriptor not yet taken
+  // (m_desc_valid clears when taken), a status at the engine side, or the status pulse (it clears).
+  logic gclk;
+  logic sts_valid_q;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (|s_desc_valid) || m_desc_valid || m_desc_status_valid || sts_valid_q),
+    .gclk (gclk)
+  );
+
   // round robin: first valid client after the last granted one
   always_comb begin
     grant     = last_q;
@@ -80,7 +91,7 @@ module beryl_dma_desc_mux #(
     s_desc_ready[grant] = load;
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (load) begin
       last_q           <= grant;
       m_desc_host_addr <= s_desc_host_addr[grant*64 +: 64];
@@ -97,27 +108,28 @@ module beryl_dma_desc_mux #(
   end
 
   // ---------------------------------------------------------------- status: one-cycle pulse to the client
-  logic                    sts_valid_q;
   logic [IDX_W-1:0]        sts_port_q;
   logic [CLIENT_TAG_W-1:0] sts_tag_q;
   logic [3:0]              sts_error_q;
 
   if (PORTS > 1) begin : g_multi
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (load) m_desc_tag <= {grant[SEL_W-1:0], s_desc_tag[grant*CLIENT_TAG_W +: CLIENT_TAG_W]};
-      sts_port_q <= m_desc_status_tag[TAG_W-1 -: SEL_W];
+      if (m_desc_status_valid) sts_port_q <= m_desc_status_tag[TAG_W-1 -: SEL_W];
     end
   end else begin : g_single
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (load) m_desc_tag <= s_desc_tag;
-      sts_port_q <= '0;
+      if (rst) sts_port_q <= '0;
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     sts_valid_q <= m_desc_status_valid;
-    sts_tag_q   <= m_desc_status_tag[CLIENT_TAG_W-1:0];
-    sts_error_q <= m_desc_status_error;
+    if (m_desc_status_valid) begin   // the status fields only with a status (clients read them only then)
+      sts_tag_q   <= m_desc_status_tag[CLIENT_TAG_W-1:0];
+      sts_error_q <= m_desc_status_error;
+    end
     if (rst) sts_valid_q <= 1'b0;
   end
 

@@ -33,6 +33,16 @@ module beryl_dma_psdp_ram #(
     $error("%m: SIZE must be a power-of-two multiple of the row size");
   end
 
+  // Clock gate: the RAM and its read registers change only with a write, a read command, or a read
+  // word being taken (ram_rd_resp_valid clears then); nothing else moves them.
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (|ram_wr_cmd_valid) || (|ram_rd_cmd_valid) || (|(ram_rd_resp_valid & ram_rd_resp_ready))),
+    .gclk (gclk)
+  );
+
   for (genvar s = 0; s < SEG_COUNT; s++) begin : g_seg
     logic [SEG_DATA_W-1:0] mem [ROWS];
     logic [SEG_ADDR_W-1:0] wr_addr;
@@ -62,11 +72,11 @@ module beryl_dma_psdp_ram #(
       end
     end
 
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (ram_wr_cmd_valid[s]) mem[wr_addr] <= wr_row;
     end
 
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (rd_en) ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W] <= mem[rd_addr];
       if (rd_en) ram_rd_resp_valid[s] <= 1'b1;
       else if (ram_rd_resp_ready[s]) ram_rd_resp_valid[s] <= 1'b0;

@@ -55,6 +55,16 @@ module beryl_dma_ram_rd_demux #(
   logic [SEG_COUNT-1:0]       full;
   logic [SEG_COUNT-1:0]       empty;
 
+  // Clock gate: the order FIFOs change only with a read command (push) or while reads are outstanding
+  // (pop needs a non-empty FIFO).
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (|s_ram_rd_cmd_valid) || !(&empty)),
+    .gclk (gclk)
+  );
+
   for (genvar s = 0; s < SEG_COUNT; s++) begin : g_seg
     logic [IDX_W-1:0] fifo_q [FIFO_DEPTH];
     logic [PTR_W:0]   wr_q;
@@ -75,7 +85,7 @@ module beryl_dma_ram_rd_demux #(
     assign push = s_ram_rd_cmd_valid[s] && s_ram_rd_cmd_ready[s];
     assign pop  = s_ram_rd_resp_valid[s] && s_ram_rd_resp_ready[s];
 
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (push) begin
         fifo_q[wr_q[PTR_W-1:0]] <= sel[s*IDX_W +: IDX_W];
         wr_q <= wr_q + 1'b1;
