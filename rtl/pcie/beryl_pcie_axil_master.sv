@@ -180,7 +180,18 @@ module beryl_pcie_axil_master #(
   assign rx_req_tlp_ready = (state_q == S_IDLE) || (state_q == S_DRAIN) ||
                             ((state_q == S_WR_NEXT) && dw_last_lane && (dw_q + 11'd1 != len_dw_q));
 
-  always_ff @(posedge clk) begin
+  // Clock gate: in S_IDLE every flop holds unless a beat is at the input (rx_req_tlp_valid: a request
+  // starts, or a stray beat is counted); every other state is work in flight (it waits on an AXI-Lite
+  // handshake, the completion being taken or the rest of a dropped TLP), so it keeps the block awake.
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || state_q != S_IDLE || rx_req_tlp_valid),
+    .gclk (gclk)
+  );
+
+  always_ff @(posedge gclk) begin
     case (state_q)
       S_IDLE: begin
         if (rx_req_tlp_valid && !rx_req_tlp_sop) begin

@@ -107,6 +107,29 @@ module beryl_pcie_msix #(
   logic [31:0]             rd_data_q;
 
   // ---------------------------------------------------------------------------------------
+  // Clock gate. The flops and table words change only with an AXI-Lite write (awvalid; table,
+  // mask, bvalid) or read (arvalid; read port, rd_pend_q, rdata), a response not yet taken
+  // (bvalid, rvalid clear when taken), an interrupt request (irq_valid: pending bit, deferred
+  // count), a pick (a pending unmasked vector while enabled: pend clear, snd_vec_q), and the
+  // sender not scanning (SND_READ/LOAD/OUT, the message valid). In SND_SCAN without a pick only
+  // scan_word_q moves, and only with more than one 32-vector group: then the block stays awake.
+  // ---------------------------------------------------------------------------------------
+  logic                    gclk;
+  logic                    gate_en;
+  logic                    rd_pend_q;      // table read issued, data in rd_*_q next cycle
+  logic                    pick;
+  logic                    snd_busy;       // sender not in SND_SCAN
+
+  assign gate_en = rst || s_axil_awvalid || s_axil_bvalid || s_axil_arvalid || rd_pend_q || s_axil_rvalid ||
+                   irq_valid || pick || snd_busy || tx_msix_req_tlp_valid || (WORDS > 1);
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (gate_en),
+    .gclk (gclk)
+  );
+
+  // ---------------------------------------------------------------------------------------
   // AXI-Lite writes: address and data taken together; every access responds OKAY.
   // ---------------------------------------------------------------------------------------
   logic                    wr_fire;
@@ -127,7 +150,7 @@ module beryl_pcie_msix #(
   assign s_axil_bresp = 2'b00;
 
   // Message Address bits 1:0 read as zero (PCIe 3.0 section 6.8.2.1: permitted read-only).
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (wr_fire && wr_tbl && wr_dw == 2'd0) begin
       for (int b = 0; b < 4; b++) begin
         if (s_axil_wstrb[b]) begin
@@ -140,7 +163,7 @@ module beryl_pcie_msix #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (wr_fire && wr_tbl && wr_dw == 2'd1) begin
       for (int b = 0; b < 4; b++) begin
         if (s_axil_wstrb[b]) begin
@@ -153,7 +176,7 @@ module beryl_pcie_msix #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (wr_fire && wr_tbl && wr_dw == 2'd2) begin
       for (int b = 0; b < 4; b++) begin
         if (s_axil_wstrb[b]) begin
@@ -166,7 +189,7 @@ module beryl_pcie_msix #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rst) begin
       s_axil_bvalid <= 1'b0;
     end else if (wr_fire) begin
@@ -181,7 +204,6 @@ module beryl_pcie_msix #(
   // ---------------------------------------------------------------------------------------
   logic                    ar_fire;
   logic [31:0]             ar_addr;
-  logic                    rd_pend_q;      // table read issued, data in rd_*_q next cycle
   logic [1:0]              rd_kind_q;      // 0: table word, 1: vector control, 2: PBA, 3: zero
   logic [1:0]              rd_dw_q;
   logic [VIDX_W-1:0]       rd_ctl_vec_q;
@@ -196,7 +218,7 @@ module beryl_pcie_msix #(
   end
   assign s_axil_rresp = 2'b00;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (ar_fire) begin
       rd_dw_q       <= ar_addr[3:2];
       rd_ctl_vec_q  <= ar_addr[VIDX_W+3:4];
@@ -249,7 +271,6 @@ module beryl_pcie_msix #(
   logic [31:0]             cand;
   logic                    cand_any;
   logic [4:0]              cand_idx;
-  logic                    pick;
   logic                    irq_fire;
   logic                    irq_in_range;
   logic                    irq_masked;
@@ -278,6 +299,8 @@ module beryl_pcie_msix #(
     irq_masked   = !msix_enable || msix_mask || mask_q[VIDX_W'(irq_index)];
   end
 
+  assign snd_busy = (snd_state_q != SND_SCAN);
+
   beryl_pcie_pkg::tlp_mem_hdr_t msg_hdr;
 
   always_comb begin
@@ -290,7 +313,7 @@ module beryl_pcie_msix #(
     msg_hdr.addr         = {rd_addr_hi_q, rd_addr_lo_q[31:2]};
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (pick) begin
       snd_vec_q <= VIDX_W'({scan_word_q, 5'b00000} | {{WORD_W{1'b0}}, cand_idx});
     end

@@ -108,6 +108,21 @@ module beryl_ptp_regs #(
     .reg_wr_strb    (wr_strb)
   );
 
+  // ------------------------------------------------------------------ clock gate
+  // The flops of this module (the register file, clock and periodic output keep clk) change only with a
+  // register write pulse (wr_en: staged words), a pps, step or set-error pulse of the clock (counters,
+  // set_err_q), or an edge of the periodic output (perout differing from perout_q: perout_q, the edge
+  // count). None of them follows the time: between those events every flop holds.
+  logic        gclk;
+  logic        set_err;
+  logic        perout_q;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (|wr_en) || pps || tod_step || set_err || (perout != perout_q)),
+    .gclk (gclk)
+  );
+
   // ------------------------------------------------------------------ staged words (byte strobes honoured)
   logic [31:0] stage_q [NREG];
   logic [31:0] strb_mask;
@@ -115,7 +130,7 @@ module beryl_ptp_regs #(
     for (int b = 0; b < 4; b++) strb_mask[b*8 +: 8] = {8{wr_strb[b]}};
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     for (int i = 0; i < NREG; i++) begin
       if (wr_en[i] && i != W_CMD) stage_q[i] <= (stage_q[i] & ~strb_mask) | (wr_data & strb_mask);
     end
@@ -131,7 +146,6 @@ module beryl_ptp_regs #(
   logic [95:0]       snap_tod;
   logic [79:0]       snap_rel;
   logic [FNS_W+7:0]  incr_cur;
-  logic              set_err;
   logic              set_err_q;
 
   assign cmd        = wr_en[W_CMD] && wr_strb[0];
@@ -171,7 +185,6 @@ module beryl_ptp_regs #(
   // ------------------------------------------------------------------ periodic output
   logic        po_cfg_err;
   logic [31:0] po_skip;
-  logic        perout_q;
 
   beryl_ptp_perout #(
     .PFNS_W (32)
@@ -194,7 +207,7 @@ module beryl_ptp_regs #(
 
   // ------------------------------------------------------------------ counters and status
   logic [31:0] pps_cnt_q, step_cnt_q, set_err_cnt_q, edge_cnt_q;
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     perout_q <= perout;
     if (pps) pps_cnt_q <= pps_cnt_q + 32'd1;
     if (tod_step) step_cnt_q <= step_cnt_q + 32'd1;

@@ -105,10 +105,25 @@ module beryl_axil_decode #(
     end
   end
 
+  // ---------------------------------------------------------------- clock gate
+  // The flops change only when an address is offered (awvalid, arvalid: taken when its path is free),
+  // while a transaction is in flight (wr_busy_q/rd_busy_q: AW, W or AR handed on, the response taken;
+  // the pend flags are set only together with busy, but are terms of their own so that exactness does
+  // not rest on that), and in the cycle after a DECERR response (the unmapped pulses clear themselves).
+  logic gclk;
+  logic wr_busy_q, aw_pend_q, w_pend_q, rd_busy_q, ar_pend_q;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || s_axil_awvalid || s_axil_arvalid || wr_busy_q || rd_busy_q || aw_pend_q || w_pend_q ||
+           ar_pend_q || unmapped_wr || unmapped_rd),
+    .gclk (gclk)
+  );
+
   // ---------------------------------------------------------------- write path
   // wr_busy_q spans AW acceptance to the B handshake. AW and W are offered to the slave at the
   // same time (a slave may wait for both valids, AXI4 A3.3.1); W is held off until AW is in.
-  logic                     wr_busy_q, aw_pend_q, w_pend_q, wr_hit_q;
+  logic                     wr_hit_q;
   logic [SEL_W-1:0]         wr_sel_q;
   logic [ADDR_W-1:0]        wr_addr_q;
   logic [2:0]               wr_prot_q;
@@ -142,7 +157,7 @@ module beryl_axil_decode #(
   assign w_fire = s_axil_wvalid && s_axil_wready;
   assign b_fire = s_axil_bvalid && s_axil_bready;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (aw_fire) begin
       wr_busy_q <= 1'b1;
       aw_pend_q <= wr_hit_d;
@@ -174,7 +189,7 @@ module beryl_axil_decode #(
   end
 
   // ---------------------------------------------------------------- read path
-  logic                     rd_busy_q, ar_pend_q, rd_hit_q;
+  logic                     rd_hit_q;
   logic [SEL_W-1:0]         rd_sel_q;
   logic [ADDR_W-1:0]        rd_addr_q;
   logic [2:0]               rd_prot_q;
@@ -232,7 +247,7 @@ module beryl_axil_decode #(
   assign s_axil_rresp = rd_hit_q ? m_axil_rresp[2*rd_sel_q +: 2] : RESP_DECERR;
   assign r_fire = s_axil_rvalid && s_axil_rready;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (ar_fire) begin
       rd_busy_q <= 1'b1;
       ar_pend_q <= rd_hit_d;

@@ -72,13 +72,26 @@ module beryl_axil_regfile #(
   logic [REG_COUNT*32-1:0] words;
   assign words = {reg_rd_data[REG_COUNT*32-1:96], BLOCK_NEXT, BLOCK_VERSION, BLOCK_TYPE};
 
+  // ---------------------------------------------------------------- clock gate
+  // The flops change only with a write offered (awvalid and wvalid: taken when no response waits),
+  // a read offered (arvalid), a response not yet taken (bvalid_q, rvalid_q clear when taken), and in
+  // the cycle after a write to a writable word (the wr_en_q pulse clears itself).
+  logic                 gclk;
+  logic                 bvalid_q;
+  logic                 rvalid_q;
+  logic [REG_COUNT-1:0] wr_en_q;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (s_axil_awvalid && s_axil_wvalid) || s_axil_arvalid || bvalid_q || rvalid_q || (|wr_en_q)),
+    .gclk (gclk)
+  );
+
   // ---------------------------------------------------------------- write channel
   // AW and W are taken together (AXI4 A3.3.1 lets a slave wait for both valids before either
   // ready), so the address and its data never need to be stored apart.
   logic            wr_fire;
   logic [IDX_W-1:0] wr_idx;
-  logic            bvalid_q;
-  logic [REG_COUNT-1:0] wr_en_q;
   logic [31:0]     wr_data_q;
   logic [3:0]      wr_strb_q;
 
@@ -87,7 +100,7 @@ module beryl_axil_regfile #(
   assign s_axil_awready = wr_fire;
   assign s_axil_wready = wr_fire;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     wr_en_q <= '0;
     if (wr_fire) begin
       for (int i = 0; i < REG_COUNT; i++) begin
@@ -115,7 +128,6 @@ module beryl_axil_regfile #(
   logic            rd_fire;
   logic [IDX_W-1:0] rd_idx;
   logic [31:0]     rd_word;
-  logic            rvalid_q;
   logic [31:0]     rdata_q;
 
   assign s_axil_arready = !rvalid_q;
@@ -131,7 +143,7 @@ module beryl_axil_regfile #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rd_fire) begin
       rdata_q <= rd_word;
       rvalid_q <= 1'b1;

