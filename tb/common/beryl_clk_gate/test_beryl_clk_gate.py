@@ -74,3 +74,37 @@ def test_beryl_clk_gate():
 
 def test_beryl_clk_gate_off():
     _run(True)
+
+
+def test_no_gate_on_a_gated_clock():
+    """A gate's clk must be the free-running clock (see the cell's header: a latch on a gated clock
+    is not evaluated where beryl-sim expects it; the lock-step check caught one such case). Static
+    check over rtl/: no instance whose clk is a gated clock (gclk) may contain a gate anywhere below."""
+    import re
+    repo = Path(__file__).resolve().parents[3]
+    src = {p: p.read_text() for p in (repo / "rtl").rglob("*.sv")}
+    # module -> modules it instantiates
+    inst_re = re.compile(r"^\s*(beryl_\w+)\s*(?:#\s*\(|\w+\s*\()", re.M)
+    children = {}
+    for text in src.values():
+        for m in re.finditer(r"^module\s+(\w+)(.*?)^endmodule", text, re.M | re.S):
+            children[m.group(1)] = set(inst_re.findall(m.group(2)))
+
+    def has_gate(mod, seen=()):
+        kids = children.get(mod, set())
+        return "beryl_clk_gate" in kids or any(has_gate(k, seen + (mod,)) for k in kids if k not in seen)
+
+    assert has_gate("beryl_nic_queue_mgr"), "the check does not see the gates it should"
+    bad = []
+    checked = 0
+    for path, text in src.items():
+        for m in re.finditer(r"\.clk\s*\(\s*gclk\s*\)", text):
+            # the instance this connection belongs to: the last instantiation before it
+            starts = [s for s in inst_re.finditer(text, 0, m.start())]
+            assert starts, f"{path}: .clk(gclk) outside an instance"
+            mod = starts[-1].group(1)
+            checked += 1
+            if has_gate(mod):
+                bad.append(f"{path.relative_to(repo)}: {mod} on gclk contains a clock gate")
+    assert checked > 0, "no instance on a gated clock found: the pattern no longer matches the RTL"
+    assert not bad, "\n".join(bad)
