@@ -178,8 +178,9 @@ BERYL_PORT_SNAP(OutputSnap, BERYL_SIM_OUTPUTS)
 #ifdef BERYL_LOCKSTEP
 // Lock-step check of the clock gates (make -C sim LOCKSTEP=1): a second model of the same RTL built
 // with BERYL_NO_CLK_GATE (every block clocked in every cycle, as on the FPGA) gets the same inputs in
-// every cycle; after each edge every output of the two must be equal, else the simulator stops and
-// names the port. A gate whose enable missed a cycle in which its block had work shows up here.
+// every cycle; after each edge every output of the two must be equal, and after each rising edge every
+// design variable both keep (ls_state.h), else the simulator stops and names the port or variable. A
+// gate whose enable missed a cycle in which its block had work shows up here.
 static void lockstep_inputs(Vref* r, const Vberyl_nic_us_top* t) {
 #define BERYL_LS_COPY(n) memcpy(static_cast<void*>(&r->n), &t->n, sizeof r->n);
   BERYL_SIM_INPUTS(BERYL_LS_COPY)

@@ -16,7 +16,7 @@
 // `gclk = clk`: the FPGA design clocks every block in every cycle (on an FPGA a clock enable is the
 // better tool, and with an exact enable both give the same behaviour). beryl-sim's lock-step check
 // (sim/README.md) runs a gated and an ungated build of the NIC side by side and compares every output
-// in every cycle.
+// and design variable in every cycle.
 `default_nettype none
 
 // `clk` must be the free-running clock, never another gate's output: a latch on a gated clock is
