@@ -125,6 +125,45 @@ def xgmii_words(rng, nframes, corrupt=0.0, max_len=200):
     return words
 
 
+def t_word(k, data=0x1716151413121110):
+    """A word ending a frame with /T/ in lane k: data bytes in lanes 0..k-1, idle after."""
+    d = (data & ((1 << 8 * k) - 1)) | (0xfd << 8 * k)
+    d |= sum(0x07 << 8 * i for i in range(k + 1, 8))
+    return d, (0xff << k) & 0xff
+
+
+def xgmii_tour():
+    """A legal word stream with every block format of clause 49 (figure 49-7): ordered sets in every
+    position, frames started in lanes 0 and 4, /T/ in each of the 8 lanes. xgmii_words reaches the
+    rarer formats only by chance (a few seeds in a thousand miss one); a bench that asserts every
+    format was seen puts these in front. Starts after idle and ends in idle."""
+    s0 = (0xd5555555_555555fb, 0x01)
+    s4 = (0x555555fb_07070707, 0x1f)                  # C0-C3 S4
+    words = [(0x0100009c_07070707, 0x1f),             # C0-C3 O4
+             (0x0100009c_0100009c, 0x11),             # O0 O4
+             (0x07070707_0200005c, 0xf1),             # O0 C4
+             (0x555555fb_0100009c, 0x11),             # O0 S4
+             (0x11223344_55667788, 0), (0x070707fd_00000000, 0xf0), IDLE_W]
+    for k in range(8):
+        words += [s4, (0x0b0a0908_d5555555, 0)] if k % 2 else [s0]
+        words += [(0x0123456789abcdef, 0), t_word(k), IDLE_W]
+    return words
+
+
+def xgmii_illegal_words():
+    """One of each illegal sequence a clause 49 PCS replaces by /E/ (figures 49-14 and 49-15), each
+    placed so that exactly one word is in error: data between frames, /E/ in an all-control word,
+    idle inside a frame, an ordered set inside a frame, /S/ outside lanes 0 and 4. Starts after idle
+    and ends in idle; returns (words, number of words in error)."""
+    s0, d = (0xd5555555_555555fb, 0x01), (0x2726252423222120, 0)
+    words = [(0x0102030405060708, 0), IDLE_W,          # data between frames
+             (0x070707fe_07070707, 0xff), IDLE_W,      # /E/ among idles
+             s0, d, IDLE_W, IDLE_W,                    # idle inside a frame (then idle: legal again)
+             s0, d, (0x0100009c_0100009c, 0x11), d, t_word(3), IDLE_W,   # ordered set inside a frame
+             (0x07070707_07fb0707, 0xff), IDLE_W]      # /S/ in lane 2: no block format
+    return words, 5
+
+
 # ---- 100G: 512-bit CGMII-like words (64 lanes, 8-byte columns) -----------------------------------
 
 CG_IDLE, CG_START, CG_TERM, CG_ERROR = 0x07, 0xfb, 0xfd, 0xfe

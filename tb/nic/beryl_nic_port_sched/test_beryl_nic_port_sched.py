@@ -852,6 +852,9 @@ async def test_tdma_schedule(dut):
         b.check_ctrl(v, slot)
         seen.add(slot[1] if slot[0] else "gap")
     assert seen == {0, 1, 2, "gap"}, f"reads saw only {seen}"
+    # the random read spacing ends the reads 2.5 to 3.2 periods after t_meas (7 to 9 whole occurrences over
+    # 12 seeds, 7 with this one); 3 periods hold at least 2 whole occurrences of each slot whatever the seed
+    await b.cycles(max(0, t_meas + 3 * PERIOD // NS_PER_CLK - b.now))
     t_end = b.now
     # every occurrence of a slot seen whole: each backlogged queue with that slot in its mask got a command
     occs = [o for (t, o) in b.occ_log if t >= t_meas and o is not None and t + SLOT // NS_PER_CLK <= t_end]
