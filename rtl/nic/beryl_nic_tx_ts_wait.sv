@@ -38,7 +38,7 @@ module beryl_nic_tx_ts_wait #(
   output logic                   head_valid,
   output logic [ENT_W-1:0]       head_ent,
   output logic [63:0]            head_ts,
-  input  wire logic              head_pop,
+  input  wire logic              head_pop,      // only with head_valid (not checked)
   output logic                   empty,
 
   output logic [31:0]            mismatch_count,  // frames given time 0: a later frame's time came first

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Segmented simple-dual-port RAM for the DMA engines: SEG_COUNT independent banks, one write
 // and one read per bank per cycle. Writes take effect when accepted; reads return after 1 cycle.
+// A read of a row written in the same cycle returns the row's old contents (read-first).
 `default_nettype none
 
 module beryl_dma_psdp_ram #(

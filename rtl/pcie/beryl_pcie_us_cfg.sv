@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // UltraScale+ configuration status -> Beryl config inputs (registered, 1 cycle). The core has
 // no status pin for Extended Tag Field Enable, so it is polled from the Device Control register
-// over the cfg_mgmt port every CFG_POLL_CYCLES cycles (a few cycles of latency per read).
+// over the cfg_mgmt port: a read is held until the core answers (no timeout: a core that never
+// answers keeps ext_tag_en at its last value), then the next read starts CFG_POLL_CYCLES + 1
+// cycles after the answer.
 `default_nettype none
 
 module beryl_pcie_us_cfg #(

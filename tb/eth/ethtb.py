@@ -3,11 +3,16 @@
 the counter map (mirrors beryl_eth_pkg), RMON buckets, and frame-length sweeps."""
 import os
 import random
+import sys
 import struct
 import zlib
+from pathlib import Path
 
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+import beryl_seed  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 
@@ -78,9 +83,8 @@ def expected_counters(records):
 
 
 def seeded(name):
-    seed = int(os.environ.get("BERYL_SEED", "0")) or random.randrange(1 << 30)
-    print(f"{name}: BERYL_SEED={seed}")
-    return random.Random(seed)
+    """random.Random for test `name`: its own fixed seed, or one made from BERYL_SEED (tb/common/beryl_seed.py)."""
+    return beryl_seed.rng(zlib.crc32(name.encode()) & 0x3FFFFFFF, name)
 
 
 IDLE_W = (0x0707070707070707, 0xff)

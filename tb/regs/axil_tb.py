@@ -7,10 +7,15 @@ which is backpressure on the design's responses.
 """
 import os
 import random
+import sys
+from pathlib import Path
 
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiResp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+import beryl_seed  # noqa: E402
 
 __all__ = ["AxiResp", "start", "set_pauses", "read32", "write32", "param", "pause_gen"]
 
@@ -63,5 +68,5 @@ async def write32(master, addr, value, nbytes=4):
 
 
 def rng_for(name):
-    """A generator seeded from the test name and RANDOM_SEED, so a failure can be replayed."""
-    return random.Random(f"{name}:{os.environ.get('RANDOM_SEED', '1')}")
+    """A generator seeded from the test name (and BERYL_SEED when set, tb/common/beryl_seed.py)."""
+    return random.Random(f"{name}:{beryl_seed.seed(1, name)}")

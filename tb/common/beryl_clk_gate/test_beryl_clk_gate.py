@@ -6,13 +6,14 @@ edge) never makes a pulse in that cycle. en changes at random times in both phas
 BERYL_NO_CLK_GATE defined (as the lock-step reference of beryl-sim builds it) gclk follows clk
 whatever en does."""
 import os
-import random
 import sys
 from pathlib import Path
 
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge, Timer
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 PERIOD = 4000  # ps
 UNGATED = os.environ.get("BERYL_GATE_OFF") == "1"
@@ -20,7 +21,7 @@ UNGATED = os.environ.get("BERYL_GATE_OFF") == "1"
 
 @cocotb.test()
 async def test_gate(dut):
-    rng = random.Random(int(os.environ.get("BERYL_SEED", "0")) or random.randrange(1 << 30))
+    rng = beryl_seed.rng(7, "test_gate")
     dut.en.value = 0
     dut.clk.value = 0
     await Timer(PERIOD, "ps")

@@ -4,13 +4,14 @@ unrelated time (any picosecond within the 6.4 ns destination period) appears on 
 destination edges, unchanged and in order (every value held long enough to be seen is seen); a single
 bit toggle from the slow side is never missed. No handshake, so the stream modes do not apply."""
 import os
-import random
 import sys
 from pathlib import Path
 
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 WIDTH = int(os.environ.get("PARAM_WIDTH", "8"))
 RESET_VAL = int(os.environ.get("PARAM_RESET_VAL", "165"))
@@ -19,7 +20,7 @@ RESET_VAL = int(os.environ.get("PARAM_RESET_VAL", "165"))
 @cocotb.test()
 async def test_sync(dut):
     Clock(dut.clk, 6400, unit="ps").start()
-    rng = random.Random(int(os.environ.get("BERYL_SEED", "0")) or random.randrange(1 << 30))
+    rng = beryl_seed.rng(5, "test_sync")
     dut.in_async.value = 0
     dut.rst.value = 1
     await ClockCycles(dut.clk, 3)

@@ -34,6 +34,8 @@ from scapy.packet import Raw
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rss_ref import MS_KEY, toeplitz  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+from beryl_seed import seed as beryl_seed  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 MODES = {"plain": (0.0, 0.0), "idle": (0.4, 0.0), "bp": (0.0, 0.4), "both": (0.4, 0.4)}
@@ -576,6 +578,7 @@ def check(tb, ref):
 
 
 async def setup(dut, seed, mode, rss_enable=True, default_queue=1, en=0x3F, qrange=(0, 8), key=None):
+    seed = beryl_seed(seed, f"rx_engine {mode}")
     rng = random.Random(seed)
     idle, bp = MODES[mode]
     tb = Bench(dut, rng, idle, bp)
@@ -616,15 +619,20 @@ async def finish(tb, ref_args, qcfg):
 
 
 async def flush(tb, ref):
-    """Evict every cache entry (frames to DCACHE_ENTRIES distinct out-of-range queues): every descriptor
-    the QM granted must now be back, as a frame completion or CPL_UNUSED (conservation)."""
+    """Evict every cache entry (frames to DCACHE_ENTRIES distinct out-of-range queues that no traffic
+    used, so none of them can hit an entry): every descriptor the QM granted must now be back, as a
+    frame completion or CPL_UNUSED (conservation)."""
     d = tb.dut
     n0 = len(tb.cpls)
     await FallingEdge(d.clk)
     d.rss_enable.value = 0
+    # the errors test routes traffic to out-of-range queues too (QM_BAD_IDX entries are cached)
+    used = {decode_cpl(v)["queue"] for _, v in tb.cpls} | set(ref.table) | {ref.default_queue, NQ - 1}
+    first = max(used) + 1
+    assert first + tb.entries <= 1 << tb.qi_w
     for i in range(tb.entries):
         await FallingEdge(d.clk)
-        d.default_queue.value = NQ + i
+        d.default_queue.value = first + i
         tb.send(0, make_frame(tb.rng, 60))
         await quiesce(tb)
     got = [(qi, decode_cpl(v)) for qi, v in tb.cpls[n0:]]

@@ -30,6 +30,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tdma_ref import GAP, SEARCH, SlotProg  # noqa: E402
 from txe_model import MODES, SchedBench  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 SLOTS_MAX = int(os.environ.get("PARAM_SLOTS_MAX", "8"))
 LONG = int(os.environ.get("BERYL_LONG", "0"))
@@ -164,7 +166,7 @@ async def random_traffic(b, n_db, masks_change=True):
 async def test_random(dut):
     """Random doorbells, masks and rewrites, parked queues, errors, bogus statuses, enable toggles, slot
     programs with gaps and searches; all four stall modes."""
-    seed = int(os.environ.get("BERYL_SEED", "0")) or 11
+    seed = beryl_seed.seed(11, "test_random")
     count = min(4, SLOTS_MAX)
     b = Bench(dut, seed, None, guard=40, count=count)
     b.prog = SlotProg(prog_random(b.rng, count), seed=seed)

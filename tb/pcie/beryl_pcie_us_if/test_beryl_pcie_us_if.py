@@ -8,7 +8,6 @@ idle, random sink backpressure, both, and both with source idle only between TLP
 """
 import logging
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -34,6 +33,8 @@ from usp_device import usp_device  # noqa: E402
 from pcie_tlp import (FMT_3DW_NODATA, FMT_4DW_NODATA, FMT_3DW_DATA, FMT_4DW_DATA, TYPE_MEM,  # noqa: E402
                       TYPE_CPL, CPL_SC, CPL_UR, mem_hdr, parse_mem_hdr, cpl_hdr, parse_cpl_hdr,
                       be_for, be_byte_count)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 # (source idle, sink backpressure, idle only between TLPs). PG213 nullifies an RQ/CC packet
 # whose tvalid drops mid-TLP, so the last phase also checks that the shim adds no such gap
@@ -88,7 +89,7 @@ class TB:
         self.log = logging.getLogger("cocotb.tb")
         self.log.setLevel(logging.INFO)
         self.width = len(dut.s_axis_cq_tdata)
-        self.rng = random.Random(int(os.environ.get("RANDOM_SEED", "1")))
+        self.rng = beryl_seed.rng(1, "beryl_pcie_us_if")
         self.rq_straddle = bool(dut_param(dut, "RQ_STRADDLE", self.width == 512))
         self.rc_straddle = bool(dut_param(dut, "RC_STRADDLE", self.width == 512))
         self.log.info("RQ straddle %s, RC straddle %s", self.rq_straddle, self.rc_straddle)
