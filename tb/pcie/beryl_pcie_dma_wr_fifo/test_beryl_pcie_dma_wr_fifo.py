@@ -22,18 +22,16 @@ exactly DEPTH, then pop while the source keeps offering; reset in the middle of 
 the entries inside are gone, later entries intact). BERYL_LONG=1 runs more entries and more widths/depths.
 """
 import os
-import random
 import sys
-from collections import deque
 from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, FallingEdge, ReadOnly, Timer
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_sim  # noqa: E402
+from stream_bench import BufferBench  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 WIDTH = int(os.environ.get("PARAM_WIDTH", "8"))
@@ -41,53 +39,29 @@ DEPTH = int(os.environ.get("PARAM_DEPTH", "4"))
 PERIOD = 10  # ns
 
 
-class TB:
+class TB(BufferBench):
     """Inputs are driven just after the falling edge; outputs are read at ReadOnly of that half cycle (the
     state after the last rising edge and the combinational response to the new inputs); the model then
-    applies the handshakes the coming rising edge takes."""
+    applies the handshakes the coming rising edge takes. So this bench runs its own per-clock loop on
+    stream_bench's parts (reset, model, probe, drain)."""
+    NOUN, NOUNS = "entry", "entries"
+    EDGE = FallingEdge
+    QUIET = 0                  # no quiet period: the flags are checked against the model every cycle
+    SETTLE = 4
+    TIMEOUT = 100000
 
     def __init__(self, dut, seed):
-        self.dut = dut
-        self.rng = random.Random(seed)
-        self.cycle = 0
-        self.idle_prob = 0.0       # source: chance of offering nothing in a cycle
-        self.ready_prob = 1.0      # sink: chance of ready in a cycle (also while empty: underflow attempts)
+        super().__init__(dut, seed, depth=DEPTH, data_w=WIDTH, s_valid="in_valid", s_ready="in_ready",
+                         s_data="in_data", m_valid="out_valid", m_ready="out_ready", m_data="out_data",
+                         period_ns=PERIOD)
         self.over_prob = 0.0       # chance of a poison word with in_valid while in_ready is low
-        self.probe_prob = 0.0      # chance per cycle of the mid-cycle combinational-path probe
-        self.to_send = deque()     # (seq, data) not accepted yet
-        self.model = deque()       # (seq, data) inside the FIFO
-        self.seq = 0
-        self.expect_next = 0       # seq of the next entry out
-        self.in_log = []           # (seq, cycle) pushed
-        self.out_log = []          # (seq, cycle) popped
         self.max_level = 0
-        self.full_cycles = 0
         self.overflows = 0         # poison words offered while full
         self.underflows = 0        # out_ready while empty
         self.simul = 0             # cycles with a push and a pop
-        self.probes = 0
-        self.rst_left = 0
-        self.reset_req = 0
-        self.reset_done = None
-        self.reset_lost = []       # entries inside at each reset
         self.hold = False          # the sink is forced not ready (fill tests)
-        self.errors = []
         self.poison = set()
-        dut.rst.value = 1
-        dut.in_valid.value = 0
-        dut.in_data.value = 0
-        dut.out_ready.value = 0
-        cocotb.start_soon(Clock(dut.clk, PERIOD, unit="ns").start())
-
-    def err(self, msg):
-        if len(self.errors) < 20:
-            self.dut._log.error("cycle %d: %s", self.cycle, msg)
-        self.errors.append(f"cycle {self.cycle}: {msg}")
-
-    def send(self, count):
-        for _ in range(count):
-            self.to_send.append((self.seq, self.rng.getrandbits(WIDTH)))
-            self.seq += 1
+        self.poisoned = False      # this cycle's word is poison
 
     async def start(self):
         await ClockCycles(self.dut.clk, 3)
@@ -100,113 +74,54 @@ class TB:
         while True:
             await FallingEdge(dut.clk)
             self.cycle += 1
-            if self.reset_req:
+            if self.reset_req is not None:
                 # reset from this cycle on: whatever the FIFO holds is gone at the next rising edge
-                self.rst_left, self.reset_req = self.reset_req, 0
-                self.reset_lost.append(len(self.model))
-                self.model.clear()
-                self.expect_next = self.to_send[0][0] if self.to_send else self.seq
+                self.begin_reset()
             in_rst = self.rst_left > 0
-            dut.rst.value = int(in_rst)
             if not in_rst and self.reset_done is not None:
-                self.reset_done.set()
-                self.reset_done = None
-            # --- drive this cycle's inputs
-            in_valid, in_data, poison = 0, self.rng.getrandbits(WIDTH), False
+                self.end_reset()
+            # --- drive this cycle's inputs (the draws every cycle, not stream_bench's, keep the stimulus
+            # of these seeds)
+            self.in_valid, self.in_data, self.poisoned = 0, self.rng.getrandbits(WIDTH), False
             n = len(self.model)
             if not in_rst and self.to_send and self.rng.random() >= self.idle_prob:
                 if n < DEPTH:
-                    in_valid, in_data = 1, self.to_send[0][1]
+                    self.in_valid, self.in_data = 1, self.to_send[0][1]
                 elif self.rng.random() < self.over_prob:
                     # overflow attempt: the FIFO is full (in_ready low), this word must be dropped
-                    in_valid, poison = 1, True
-            ready = 0 if (in_rst or self.hold) else int(self.rng.random() < self.ready_prob)
-            dut.in_valid.value = in_valid
-            dut.in_data.value = in_data
-            dut.out_ready.value = ready
+                    self.in_valid, self.poisoned = 1, True
+            self.ready = 0 if (in_rst or self.hold) else int(self.rng.random() < self.ready_prob)
+            dut.in_valid.value = self.in_valid
+            dut.in_data.value = self.in_data
+            dut.out_ready.value = self.ready
             if not in_rst and self.probe_prob and self.rng.random() < self.probe_prob:
-                await self._probe(in_valid, in_data, ready)
+                await self.probe()
             await ReadOnly()
             if in_rst:
                 self.rst_left -= 1
                 continue
-            self._check_and_update(in_valid, in_data, ready, poison)
+            self._check_and_update()
 
-    def _check_and_update(self, in_valid, in_data, ready, poison):
-        dut = self.dut
-        n = len(self.model)
-        in_ready = int(dut.in_ready.value)
-        out_valid = int(dut.out_valid.value)
-        if out_valid != int(n > 0):
-            self.err(f"out_valid {out_valid} with {n} entries inside (expected {int(n > 0)})")
-        if in_ready != int(n < DEPTH):
-            self.err(f"in_ready {in_ready} with {n} of {DEPTH} entries inside (expected {int(n < DEPTH)})")
-        if out_valid and n:
-            seq, data = self.model[0]
-            got = int(dut.out_data.value)
-            if got != data:
-                what = " (a word offered while full)" if got in self.poison else ""
-                self.err(f"entry {seq}: out_data {got:#x}, expected {data:#x}{what}")
-        if n == DEPTH:
-            self.full_cycles += 1
-        if poison:
+    def _check_and_update(self):
+        n = self.check_buffer(int(self.dut.out_valid.value), int(self.dut.in_ready.value))
+        if self.poisoned:
             self.overflows += 1
-            self.poison.add(in_data)
-        if ready and not n:
+            self.poison.add(self.in_data)
+        if self.ready and not n:
             self.underflows += 1
         # the edge: model handshakes (from the model's flags, so a wrong flag cannot hide a wrong count)
-        push = in_valid and n < DEPTH
-        pop = ready and n > 0
+        push = self.in_valid and n < DEPTH
+        pop = self.ready and n > 0
         if push and pop:
             self.simul += 1
         if pop:
-            seq, _ = self.model.popleft()
-            if seq != self.expect_next:
-                self.err(f"entry {seq} out, expected entry {self.expect_next}")
-            self.expect_next = seq + 1
-            self.out_log.append((seq, self.cycle))
+            self.model_pop()
         if push:
-            seq, data = self.to_send.popleft()
-            self.model.append((seq, data))
-            self.in_log.append((seq, self.cycle))
+            self.model_push()
         self.max_level = max(self.max_level, len(self.model))
 
-    async def _probe(self, in_valid, in_data, ready):
-        """Mid-cycle, flip out_ready, in_valid and in_data: in_ready, out_valid, out_data must not move."""
-        dut = self.dut
-        await Timer(PERIOD // 10, "ns")
-        before = (int(dut.in_ready.value), int(dut.out_valid.value), int(dut.out_data.value))
-        dut.out_ready.value = 1 - ready
-        dut.in_valid.value = 1 - in_valid
-        dut.in_data.value = in_data ^ ((1 << WIDTH) - 1)
-        await Timer(PERIOD // 10, "ns")
-        after = (int(dut.in_ready.value), int(dut.out_valid.value), int(dut.out_data.value))
-        moved = [s for s, b, a in zip(("in_ready", "out_valid", "out_data"), before, after) if a != b]
-        if moved:
-            self.err(f"{', '.join(moved)} moved when out_ready, in_valid and in_data were flipped "
-                     f"mid-cycle (combinational path)")
-        dut.out_ready.value = ready
-        dut.in_valid.value = in_valid
-        dut.in_data.value = in_data
-        self.probes += 1
-
-    async def reset(self, cycles):
-        """rst high for `cycles` cycles from the next falling edge; returns in the first cycle after it."""
-        self.reset_done = Event()
-        done = self.reset_done
-        self.reset_req = cycles
-        await done.wait()
-
-    async def drain(self, timeout=100000):
-        for _ in range(timeout):
-            if not self.to_send and not self.model:
-                break
-            await FallingEdge(self.dut.clk)
-        else:
-            raise AssertionError(f"timeout: {len(self.to_send)} entries not accepted, {len(self.model)} not "
-                                 f"delivered, errors: {self.errors[:3]}")
-        await ClockCycles(self.dut.clk, 4)
-        assert not self.errors, f"{len(self.errors)} errors, first: " + "; ".join(self.errors[:4])
+    def data_note(self, got):
+        return " (a word offered while full)" if got in self.poison else ""
 
 
 @cocotb.test()
@@ -218,8 +133,7 @@ async def test_random_streams(dut):
     tb.over_prob = 0.5
     n = 3000 if LONG else 600
     for mode in range(12 if LONG else 8):
-        tb.idle_prob = (0.2 + 0.6 * tb.rng.random()) if mode & 1 else 0.0
-        tb.ready_prob = (0.1 + 0.8 * tb.rng.random()) if mode & 2 else 1.0
+        tb.stall_mode(mode, idle=(0.2, 0.6), ready=(0.1, 0.8))
         if mode == 6:
             tb.ready_prob = 0.3     # a slow sink: the FIFO sits full for long stretches
         first = tb.seq
@@ -296,7 +210,7 @@ async def test_reset_mid_traffic(dut):
         await tb.drain()
         got = [s for s, _ in tb.out_log if s >= after]
         assert got == list(range(after, tb.seq)), f"reset {rep}: entries after the reset lost or reordered"
-    lost = tb.reset_lost
+    lost = tb.reset_hits       # entries inside at each reset
     dut._log.info("resets with %s entries inside: all ok", lost)
     assert 0 in lost and DEPTH in lost and any(0 < x < DEPTH for x in lost), \
         "no reset with the FIFO empty, full or partly full"

@@ -29,7 +29,6 @@ cycle, every TLP's first output beat one cycle after its first input beat); rese
 traffic; illegal parameters stop elaboration. BERYL_LONG=1 adds configurations and packets.
 """
 import os
-import random
 import subprocess
 import sys
 from collections import deque
@@ -37,11 +36,11 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, RisingEdge
+from cocotb.triggers import RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_sim  # noqa: E402
+from stream_bench import PacketBench  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 DATA_W = int(os.environ.get("PARAM_DATA_W", "512"))
@@ -143,49 +142,28 @@ def full_rate_plan(tlps):
 
 
 # ------------------------------------------------------------------------------------------
-# Bench: one coroutine per clock drives the source and sink and samples both handshakes.
+# Bench: stream_bench's per-clock coroutine drives the source and sink and samples both
+# handshakes; here the beats, the output parser and the straddle bookkeeping.
 # ------------------------------------------------------------------------------------------
-class TB:
+class TB(PacketBench):
     def __init__(self, dut, seed):
-        self.dut = dut
-        self.rng = random.Random(seed)
-        self.cycle = 0
-        self.idle_prob = 0.0       # source: chance of no beat in a cycle (also inside a TLP)
-        self.ready_prob = 1.0      # sink: chance of ready in a cycle
+        super().__init__(dut, seed, s_valid="s_tlp_valid", s_ready="s_tlp_ready",
+                         m_valid="m_axis_tvalid", m_ready="m_axis_tready",
+                         garbage={"s_tlp_data": DATA_W, "s_tlp_strb": N, "s_tlp_sop": 1, "s_tlp_eop": 1,
+                                  "s_desc": 32 * DESC_DW, "s_side": SIDE_W})
         self.ntlps = 0
-        self.queue = deque()       # TLPs not started on the input
-        self.cur = None            # [tlp, next beat index] being sent
-        self.in_valid = 0
-        self.last_eop = None       # TLP whose eop was accepted in the cycle just sampled
-        self.in_log = []           # (tlp idx, beat, cycle) accepted input beats
-        self.stalled_in = 0        # cycles an offered input beat was not accepted
-        self.exp = deque()         # TLPs expected to start on the output, in order
+        self.eop_tlp = None        # TLP whose eop was accepted in the cycle just sampled
+        # exp: TLPs expected to start on the output, in order
         self.out_cur = None        # [tlp, next dword] continuing into the next output beat
         self.out_log = []          # (cycle, sop, sop_mid, eop_lo, tlast) accepted output beats
         self.done = []             # TLPs completely out, in order
-        self.ready = 0
-        self.held = None
-        self.errors = []
+        self.done_mark = 0         # len(done) at the last reset
         self.shared = 0            # straddled beats seen
         self.share_free = 0        # legal straddles not taken, with the choice free
         self.share_late = 0        # straddles with a next TLP that was not waiting right after the eop
         self.share_both_end = 0    # straddled beats where the second TLP ends too
-        self.reset_req = None
-        self.reset_done = None
-        self.reset_hits = []       # per reset: (input mid-TLP, output valid)
         self.reset_when = None     # (predicate on the TLP whose eop was just accepted, cycles, deadline)
-        self.quiet = 0
-        self.quiet_armed = False
-        dut.rst.value = 1
-        dut.s_tlp_valid.value = 0
-        dut.m_axis_tready.value = 0
-        self._drive_idle()
-        cocotb.start_soon(Clock(dut.clk, 4, "ns").start())
-
-    def err(self, msg):
-        if len(self.errors) < 20:
-            self.dut._log.error("cycle %d: %s", self.cycle, msg)
-        self.errors.append(f"cycle {self.cycle}: {msg}")
+        self.drive_idle()
 
     def make(self, nd):
         """Queue a TLP with nd payload dwords."""
@@ -198,24 +176,8 @@ class TB:
         self.exp.append(t)
         return t
 
-    async def start(self):
-        await ClockCycles(self.dut.clk, 4)
-        self.dut.rst.value = 0
-        await RisingEdge(self.dut.clk)
-        cocotb.start_soon(self._run())
-
-    def _drive_idle(self):
-        dut, rng = self.dut, self.rng
-        dut.s_tlp_valid.value = 0
-        dut.s_tlp_data.value = rng.getrandbits(DATA_W)
-        dut.s_tlp_strb.value = rng.getrandbits(N)
-        dut.s_tlp_sop.value = rng.getrandbits(1)
-        dut.s_tlp_eop.value = rng.getrandbits(1)
-        dut.s_desc.value = rng.getrandbits(32 * DESC_DW)
-        dut.s_side.value = rng.getrandbits(SIDE_W)
-
-    def _drive_beat(self):
-        dut, rng = self.dut, self.rng
+    def drive_beat(self):
+        dut = self.dut
         t, j = self.cur
         data, strb, eop = t.beats[j]
         dut.s_tlp_data.value = data
@@ -226,105 +188,40 @@ class TB:
             dut.s_desc.value = sum(dw << (32 * i) for i, dw in enumerate(t.desc))
             dut.s_side.value = t.side
         else:
-            dut.s_desc.value = rng.getrandbits(32 * DESC_DW)
-            dut.s_side.value = rng.getrandbits(SIDE_W)
+            self.drive_garbage(("s_desc", "s_side"))
         dut.s_tlp_valid.value = 1
 
-    async def _run(self):
-        dut = self.dut
-        rst_left = 0
-        while True:
-            await RisingEdge(dut.clk)
-            self.cycle += 1
-            in_rst = rst_left > 0
-            # --- sample the input handshake
-            eop_tlp = None
-            if self.in_valid and not in_rst:
-                if int(dut.s_tlp_ready.value):
-                    t, j = self.cur
-                    self.in_log.append((t.idx, j, self.cycle))
-                    if j == 0:
-                        t.in_first = self.cycle
-                    if j + 1 == len(t.beats):
-                        self.cur, eop_tlp = None, t
-                    else:
-                        self.cur = [t, j + 1]
-                    self.in_valid = 0
-                else:
-                    self.stalled_in += 1
-            self._sample_out(in_rst)
-            # --- reset requested by a test, now or at the first cycle its predicate holds
-            if self.reset_when is not None and not in_rst:
-                pred, cycles, deadline = self.reset_when
-                if pred(eop_tlp) or self.cycle >= deadline:
-                    if self.cycle >= deadline:
-                        self.err("the reset's trigger never came; reset anyway")
-                    self.reset_req, self.reset_when = (cycles, 6), None
-            if rst_left:
-                rst_left -= 1
-                if not rst_left:
-                    dut.rst.value = 0
-                    self.reset_done.set()
-                    self.reset_done = None
-            if self.reset_req is not None:
-                rst_left, quiet = self.reset_req
-                self.reset_req = None
-                dut.rst.value = 1
-                self.reset_hits.append((self.cur is not None and self.cur[1] > 0,
-                                        int(dut.m_axis_tvalid.value)))
-                self._after_reset()
-                self.quiet = rst_left + quiet
-                self.in_valid = 0
-                eop_tlp = None
-            # --- drive the source
-            if not self.in_valid:
-                if self.cur is None and self.queue and not rst_left and not self.quiet:
-                    self.cur = [self.queue.popleft(), 0]
-                if (self.cur is not None and not rst_left and not self.quiet
-                        and not (self.idle_prob and self.rng.random() < self.idle_prob)):
-                    self._drive_beat()
-                    self.in_valid = 1
-                else:
-                    self._drive_idle()
-            # the next TLP's first beat is on offer right after this eop: a legal straddle is due
-            if eop_tlp is not None:
-                eop_tlp.next_waiting = bool(self.in_valid and self.cur[1] == 0)
-            # --- drive the sink
-            if rst_left:
-                self.ready = 0
-            else:
-                self.ready = 1 if self.ready_prob >= 1.0 or self.rng.random() < self.ready_prob else 0
-            dut.m_axis_tready.value = self.ready
+    def sample(self, in_rst):
+        self.eop_tlp = None
+        super().sample(in_rst)
+        # --- reset requested by a test at the first cycle its predicate holds
+        if self.reset_when is not None and not in_rst:
+            pred, cycles, deadline = self.reset_when
+            if pred(self.eop_tlp) or self.cycle >= deadline:
+                if self.cycle >= deadline:
+                    self.err("the reset's trigger never came; reset anyway")
+                self.reset_req, self.reset_when = (cycles, self.QUIET), None
 
-    def _sample_out(self, in_rst):
-        dut = self.dut
-        valid = int(dut.m_axis_tvalid.value)
-        if self.quiet:
-            # counts the first in-reset edge too: the output may still show its old beat there
-            if valid and self.quiet_armed:
-                self.err("m_axis_tvalid high after reset with no input since")
-            self.quiet_armed = True
-            self.quiet -= 1
-        if in_rst:
-            self.held = None
-            return
-        if not valid:
-            if self.held is not None:
-                self.err("m_axis_tvalid dropped without a handshake")
-                self.held = None
-            return
-        beat = {name: int(getattr(dut, name).value) for name in (
+    def accept(self):
+        t, j = self.cur
+        super().accept()
+        if j == 0:
+            t.in_first = self.cycle
+        if self.cur is None:
+            self.eop_tlp = t
+
+    def drive_source(self, blocked):
+        super().drive_source(blocked)
+        # the next TLP's first beat is on offer right after this eop: a legal straddle is due
+        if self.eop_tlp is not None:
+            self.eop_tlp.next_waiting = bool(self.in_valid and self.cur[1] == 0)
+
+    def read_output(self):
+        return {name: int(getattr(self.dut, name).value) for name in (
             "m_axis_tdata", "m_axis_tkeep", "m_axis_tlast", "m_sop", "m_sop_mid", "m_last_idx",
             "m_eop_lo", "m_eop_lo_idx", "m_side")}
-        if self.held is not None and beat != self.held:
-            self.err("output beat changed while valid && !ready")
-        if not self.ready:
-            self.held = beat
-            return
-        self.held = None
-        self._check(beat)
 
-    def _check(self, got):
+    def compare(self, got):
         """Parse one accepted output beat against the TLP queue."""
         exp_dw = {}                 # dword index -> expected value
         sop = sop_mid = eop_lo = 0
@@ -396,38 +293,23 @@ class TB:
                 break
         self.out_log.append((self.cycle, sop, sop_mid, eop_lo, int(self.out_cur is None)))
 
-    def _after_reset(self):
+    def after_reset(self):
         """Forget everything in flight: only TLPs not yet started are expected from now on."""
-        self.cur = None
         self.out_cur = None
         self.exp = deque(self.queue)
         self.done_mark = len(self.done)
-        self.quiet_armed = False
+        self.eop_tlp = None
 
     async def reset_at(self, pred, cycles):
         """Reset at the first cycle where pred(TLP whose eop was just accepted, or None) holds."""
-        self.reset_done = Event()
-        done = self.reset_done
         self.reset_when = (pred, cycles, self.cycle + 20000)
-        await done.wait()
+        await self.reset_finished()
 
-    async def reset(self, cycles, quiet=6):
-        self.reset_done = Event()
-        done = self.reset_done
-        self.reset_req = (cycles, quiet)
-        await done.wait()
+    def busy(self):
+        return super().busy() or self.out_cur is not None
 
-    async def drain(self, timeout=50000):
-        """Wait until every queued TLP came out; then check that nothing else does."""
-        for _ in range(timeout):
-            if not self.exp and self.out_cur is None and not self.queue and self.cur is None:
-                break
-            await RisingEdge(self.dut.clk)
-        else:
-            raise AssertionError(f"timeout after {timeout} cycles: {len(self.exp)} TLPs not started on "
-                                 f"the output, {len(self.queue)} not sent, errors: {self.errors[:3]}")
-        await ClockCycles(self.dut.clk, 8)
-        assert not self.errors, f"{len(self.errors)} errors, first: " + "; ".join(self.errors[:4])
+    def pending(self):
+        return f"{len(self.exp)} TLPs not started on the output, {len(self.queue)} not sent"
 
 
 def sweep(tb, rng, random_count, max_beats=6):
@@ -449,8 +331,7 @@ async def test_random_streams(dut):
     await tb.start()
     rounds = 6 if LONG else 2
     for mode in range(4 * rounds):
-        tb.idle_prob = (0.2 + 0.5 * tb.rng.random()) if mode & 1 else 0.0
-        tb.ready_prob = (0.3 + 0.5 * tb.rng.random()) if mode & 2 else 1.0
+        tb.stall_mode(mode, idle=(0.2, 0.5), ready=(0.3, 0.5))
         first = len(tb.done)
         tlps = sweep(tb, tb.rng, 100 if LONG else 30)
         await tb.drain()
@@ -528,7 +409,7 @@ async def test_reset_mid_traffic(dut):
             await tb.reset(cycles)
         expect = [t.idx for t in tb.exp]
         await tb.drain()
-        mid, out_valid = tb.reset_hits[-1]
+        mid, out_valid, _ = tb.reset_hits[-1]
         assert [t.idx for t in tb.done[tb.done_mark:]] == expect, f"reset {rep}: TLPs after it lost or reordered"
         dut._log.info("reset %d (%s%s, output %s): %d TLPs after it ok", rep, kind,
                       ", mid-TLP" if mid and kind != kinds[0] else "", "valid" if out_valid else "idle",

@@ -15,18 +15,16 @@ reset in the middle of traffic (idle and ready afterwards, later beats intact).
 BERYL_LONG=1 runs more beats and every width the NIC instantiates.
 """
 import os
-import random
 import sys
-from collections import deque
 from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, RisingEdge, Timer
+from cocotb.triggers import ClockCycles, RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_sim  # noqa: E402
+from stream_bench import BufferBench  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 DATA_W = int(os.environ.get("PARAM_DATA_W", "8"))
@@ -34,168 +32,31 @@ DEPTH = 2        # entries, from the module header
 LATENCY = 1      # cycles from input handshake to output handshake with the sink ready
 
 
-class TB:
-    """One coroutine per clock drives both sides, samples both handshakes and checks the model."""
+class TB(BufferBench):
+    """One coroutine per clock (stream_bench) drives both sides, samples both handshakes and checks
+    the model every cycle."""
+    QUIET = 4        # samples after a reset that must show an empty buffer
+    SETTLE = 6
 
     def __init__(self, dut, seed):
-        self.dut = dut
-        self.rng = random.Random(seed)
-        self.cycle = 0
-        self.idle_prob = 0.0       # source: chance of no beat in a cycle
-        self.ready_prob = 1.0      # sink: chance of ready in a cycle
-        self.probe_prob = 0.0      # chance per cycle of the mid-cycle combinational-path probe
-        self.to_send = deque()     # beats not offered yet
-        self.in_valid = 0
-        self.in_data = 0
-        self.ready = 0
-        self.model = deque()       # beats inside the buffer: (sequence number, data)
-        self.seq = 0
-        self.expect_next = 0       # sequence number of the next beat out
-        self.in_log = []           # (sequence number, cycle) accepted
-        self.out_log = []          # (sequence number, cycle) delivered
-        self.full_cycles = 0       # cycles the model held two beats
-        self.probes = 0
-        self.errors = []
-        self.reset_req = None
-        self.reset_done = None
-        self.reset_hits = []       # beats inside the buffer at each reset
-        self.quiet = 0             # samples after a reset that must show an empty buffer
-        self.quiet_armed = False
-        dut.rst.value = 1
-        dut.s_valid.value = 0
-        dut.s_data.value = 0
-        dut.m_ready.value = 0
-        cocotb.start_soon(Clock(dut.clk, 4, "ns").start())
+        super().__init__(dut, seed, depth=DEPTH, data_w=DATA_W, s_valid="s_valid", s_ready="s_ready",
+                         s_data="s_data", m_valid="m_valid", m_ready="m_ready", m_data="m_data")
 
-    def err(self, msg):
-        if len(self.errors) < 20:
-            self.dut._log.error("cycle %d: %s", self.cycle, msg)
-        self.errors.append(f"cycle {self.cycle}: {msg}")
-
-    def send(self, count):
-        for _ in range(count):
-            self.to_send.append((self.seq, self.rng.getrandbits(DATA_W)))
-            self.seq += 1
-
-    async def start(self):
-        await ClockCycles(self.dut.clk, 4)
-        self.dut.rst.value = 0
-        await RisingEdge(self.dut.clk)
-        cocotb.start_soon(self._run())
-
-    async def _run(self):
-        dut = self.dut
-        rst_left = 0
-        while True:
-            await RisingEdge(dut.clk)
-            self.cycle += 1
-            in_rst = rst_left > 0
-            s_ready = int(dut.s_ready.value)
-            m_valid = int(dut.m_valid.value)
-            if self.quiet:
-                # the first sample in reset still shows the old state; later ones an empty buffer
-                if self.quiet_armed and (m_valid or not s_ready):
-                    self.err(f"after reset: m_valid {m_valid} s_ready {s_ready}, expected 0 and 1")
-                self.quiet_armed = True
-                self.quiet -= 1
-            if not in_rst:
-                self._check_and_update(s_ready, m_valid)
-            # --- reset requested by a test
-            if rst_left:
-                rst_left -= 1
-                if not rst_left:
-                    dut.rst.value = 0
-                    self.reset_done.set()
-            if self.reset_req is not None:
-                rst_left, quiet = self.reset_req
-                self.reset_req = None
-                dut.rst.value = 1
-                # the beat on offer is withdrawn (offered again later); whatever the buffer holds is gone
-                self.reset_hits.append(len(self.model))
-                self.model.clear()
-                if self.in_valid:
-                    self.in_valid = 0
-                self.expect_next = self.to_send[0][0] if self.to_send else self.seq
-                self.quiet = rst_left + quiet
-                self.quiet_armed = False
-            # --- drive
-            if not self.in_valid:
-                if (self.to_send and not rst_left and not self.quiet
-                        and not (self.idle_prob and self.rng.random() < self.idle_prob)):
-                    self.in_valid = 1
-                    self.in_data = self.to_send[0][1]
-                else:
-                    self.in_data = self.rng.getrandbits(DATA_W)   # garbage while idle
-            dut.s_valid.value = self.in_valid
-            dut.s_data.value = self.in_data
-            self.ready = 0 if rst_left else int(self.ready_prob >= 1.0 or self.rng.random() < self.ready_prob)
-            dut.m_ready.value = self.ready
-            if not rst_left and self.probe_prob and self.rng.random() < self.probe_prob:
-                await self._probe()
-
-    def _check_and_update(self, s_ready, m_valid):
+    def sample(self, in_rst):
         """Compare the outputs sampled at this edge with the model, then apply the handshakes."""
-        dut = self.dut
-        n = len(self.model)
-        if m_valid != int(n > 0):
-            self.err(f"m_valid {m_valid} with {n} beats inside (expected {int(n > 0)})")
-        if s_ready != int(n < DEPTH):
-            self.err(f"s_ready {s_ready} with {n} beats inside (expected {int(n < DEPTH)})")
-        if n == DEPTH:
-            self.full_cycles += 1
-        if m_valid and n:
-            seq, data = self.model[0]
-            got = int(dut.m_data.value)
-            if got != data:
-                self.err(f"beat {seq}: m_data {got:#x}, expected {data:#x}")
+        s_ready = int(self.dut.s_ready.value)
+        m_valid = int(self.dut.m_valid.value)
+        # the first sample in reset still shows the old state; later ones an empty buffer
+        self.check_quiet(m_valid or not s_ready,
+                         f"after reset: m_valid {m_valid} s_ready {s_ready}, expected 0 and 1")
+        if in_rst:
+            return
+        n = self.check_buffer(m_valid, s_ready)
         if m_valid and self.ready and n:
-            seq, _ = self.model.popleft()
-            if seq != self.expect_next:
-                self.err(f"beat {seq} out, expected beat {self.expect_next}")
-            self.expect_next = seq + 1
-            self.out_log.append((seq, self.cycle))
+            self.model_pop()
         if self.in_valid and s_ready:
-            seq, data = self.to_send.popleft()
-            self.model.append((seq, data))
-            self.in_log.append((seq, self.cycle))
+            self.model_push()
             self.in_valid = 0
-
-    async def _probe(self):
-        """Mid-cycle, flip m_ready, s_valid and s_data: s_ready, m_valid, m_data must not move."""
-        dut = self.dut
-        await Timer(1, "ns")
-        before = (int(dut.s_ready.value), int(dut.m_valid.value), int(dut.m_data.value))
-        dut.m_ready.value = 1 - self.ready
-        dut.s_valid.value = 1 - self.in_valid
-        dut.s_data.value = self.in_data ^ ((1 << DATA_W) - 1)
-        await Timer(1, "ns")
-        after = (int(dut.s_ready.value), int(dut.m_valid.value), int(dut.m_data.value))
-        moved = [name for name, b, a in zip(("s_ready", "m_valid", "m_data"), before, after) if a != b]
-        if moved:
-            self.err(f"{', '.join(moved)} moved when m_ready, s_valid and s_data were flipped mid-cycle "
-                     f"(combinational path)")
-        # put the cycle's real values back before the edge
-        dut.m_ready.value = self.ready
-        dut.s_valid.value = self.in_valid
-        dut.s_data.value = self.in_data
-        self.probes += 1
-
-    async def reset(self, cycles, quiet=4):
-        self.reset_done = Event()
-        done = self.reset_done
-        self.reset_req = (cycles, quiet)
-        await done.wait()
-
-    async def drain(self, timeout=50000):
-        for _ in range(timeout):
-            if not self.to_send and not self.model and not self.in_valid:
-                break
-            await RisingEdge(self.dut.clk)
-        else:
-            raise AssertionError(f"timeout after {timeout} cycles: {len(self.to_send)} beats not "
-                                 f"accepted, {len(self.model)} not delivered, errors: {self.errors[:3]}")
-        await ClockCycles(self.dut.clk, 6)
-        assert not self.errors, f"{len(self.errors)} errors, first: " + "; ".join(self.errors[:4])
 
 
 @cocotb.test()
@@ -206,8 +67,7 @@ async def test_random_streams(dut):
     tb.probe_prob = 0.05
     n = 2000 if LONG else 400
     for mode in range(12 if LONG else 8):
-        tb.idle_prob = (0.2 + 0.6 * tb.rng.random()) if mode & 1 else 0.0
-        tb.ready_prob = (0.1 + 0.8 * tb.rng.random()) if mode & 2 else 1.0
+        tb.stall_mode(mode, idle=(0.2, 0.6), ready=(0.1, 0.8))
         first = tb.seq
         tb.send(n)
         await tb.drain()
@@ -249,7 +109,7 @@ async def test_two_entries(dut):
         assert not int(dut.s_ready.value) and int(dut.m_valid.value)
         tb.ready_prob = 1.0
         await tb.drain()
-    assert not tb.errors, tb.errors[:4]
+    tb.assert_no_errors()
 
 
 @cocotb.test()

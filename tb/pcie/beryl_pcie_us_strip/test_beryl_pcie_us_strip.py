@@ -18,19 +18,17 @@ middle of traffic (output idle afterwards, later packets intact); illegal parame
 elaboration. BERYL_LONG=1 adds configurations and packets.
 """
 import os
-import random
 import subprocess
 import sys
-from collections import deque
 from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, RisingEdge
+from cocotb.triggers import RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_sim  # noqa: E402
+from stream_bench import PacketBench  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 DATA_W = int(os.environ.get("PARAM_DATA_W", "512"))
@@ -100,41 +98,18 @@ def edge_lengths():
 
 
 # ------------------------------------------------------------------------------------------
-# Bench: one coroutine per clock drives the source and sink and samples both handshakes, so
-# input and output share one cycle count.
+# Bench: stream_bench's per-clock coroutine drives the source and sink and samples both
+# handshakes, so input and output share one cycle count; here the beats and the comparison.
 # ------------------------------------------------------------------------------------------
-class TB:
+class TB(PacketBench):
     def __init__(self, dut, seed):
-        self.dut = dut
-        self.rng = random.Random(seed)
-        self.cycle = 0
-        self.idle_prob = 0.0       # source: chance of no beat in a cycle (also inside a packet)
-        self.ready_prob = 1.0      # sink: chance of ready in a cycle
+        super().__init__(dut, seed, s_valid="s_axis_tvalid", s_ready="s_axis_tready",
+                         m_valid="m_tlp_valid", m_ready="m_tlp_ready",
+                         garbage={"s_axis_tdata": DATA_W, "s_axis_tkeep": N, "s_axis_tlast": 1,
+                                  "s_side": SIDE_W, "s_start_mid": 1})
         self.npkts = 0
-        self.queue = deque()       # packets not started
-        self.cur = None            # [packet, next beat index] being sent
-        self.in_valid = 0
-        self.in_log = []           # (packet, beat, cycle) accepted input beats
-        self.exp = deque()         # (packet idx, beat idx, expected beat) in output order
+        # exp: (packet, beat idx, expected beat) in output order
         self.out_log = []          # (packet, beat, cycle) accepted output beats
-        self.ready = 0
-        self.held = None           # output beat seen with valid && !ready
-        self.errors = []
-        self.stalled_in = 0        # cycles an offered input beat was not accepted
-        self.reset_req = None      # (cycles in reset, quiet cycles after) requested by a test
-        self.reset_done = None
-        self.reset_hits = []       # per reset: (input mid-packet, output valid, packets left)
-        self.quiet = 0             # output must stay idle for this many more samples
-        self.quiet_armed = False   # ... from the second of them on
-        dut.rst.value = 1
-        dut.s_axis_tvalid.value = 0
-        dut.m_tlp_ready.value = 0
-        cocotb.start_soon(Clock(dut.clk, 4, "ns").start())
-
-    def err(self, msg):
-        if len(self.errors) < 20:
-            self.dut._log.error("cycle %d: %s", self.cycle, msg)
-        self.errors.append(f"cycle {self.cycle}: {msg}")
 
     def make(self, nd, mid=None):
         """Queue a packet with nd payload dwords; mid: start at dword N/2 (random if None)."""
@@ -150,24 +125,8 @@ class TB:
         self.exp.extend((pkt, j, e) for j, e in enumerate(pkt.expect))
         return pkt
 
-    async def start(self):
+    def drive_beat(self):
         dut = self.dut
-        await ClockCycles(dut.clk, 4)
-        dut.rst.value = 0
-        await RisingEdge(dut.clk)
-        cocotb.start_soon(self._run())
-
-    def _drive_idle(self):
-        dut, rng = self.dut, self.rng
-        dut.s_axis_tvalid.value = 0
-        dut.s_axis_tdata.value = rng.getrandbits(DATA_W)
-        dut.s_axis_tkeep.value = rng.getrandbits(N)
-        dut.s_axis_tlast.value = rng.getrandbits(1)
-        dut.s_side.value = rng.getrandbits(SIDE_W)
-        dut.s_start_mid.value = rng.getrandbits(1)
-
-    def _drive_beat(self):
-        dut, rng = self.dut, self.rng
         pkt, j = self.cur
         data, keep, last = pkt.beats[j]
         dut.s_axis_tdata.value = data
@@ -175,92 +134,20 @@ class TB:
         dut.s_axis_tlast.value = last
         if j == 0:
             dut.s_side.value = pkt.side
-            dut.s_start_mid.value = int(pkt.mid) if MID_START_EN else rng.getrandbits(1)
+            if MID_START_EN:
+                dut.s_start_mid.value = int(pkt.mid)
+            else:
+                self.drive_garbage(("s_start_mid",))
         else:
-            dut.s_side.value = rng.getrandbits(SIDE_W)
-            dut.s_start_mid.value = rng.getrandbits(1)
+            self.drive_garbage(("s_side", "s_start_mid"))
         dut.s_axis_tvalid.value = 1
 
-    async def _run(self):
+    def read_output(self):
         dut = self.dut
-        rst_left = 0
-        while True:
-            await RisingEdge(dut.clk)
-            self.cycle += 1
-            # --- sample (values from before the edge)
-            in_rst = rst_left > 0
-            if self.in_valid and not in_rst:
-                if int(dut.s_axis_tready.value):
-                    pkt, j = self.cur
-                    self.in_log.append((pkt.idx, j, self.cycle))
-                    self.cur = None if j + 1 == len(pkt.beats) else [pkt, j + 1]
-                    self.in_valid = 0
-                else:
-                    self.stalled_in += 1
-            self._sample_out(in_rst)
-            # --- reset requested by a test: drop the packet in flight, hold rst, then stay quiet
-            if rst_left:
-                rst_left -= 1
-                if not rst_left:
-                    dut.rst.value = 0
-                    self.reset_done.set()
-                    self.reset_done = None
-            if self.reset_req is not None:
-                rst_left, quiet = self.reset_req
-                self.reset_req = None
-                dut.rst.value = 1
-                # what the reset interrupts: an input packet part-way, output beats in flight
-                self.reset_hits.append((self.cur is not None and self.cur[1] > 0,
-                                        int(dut.m_tlp_valid.value), len(self.queue)))
-                self._after_reset()
-                # the first edge with rst high clears the valid flags; every later sample is idle
-                self.quiet = rst_left + quiet
-                self.in_valid = 0
-            # --- drive the source
-            if not self.in_valid:
-                if self.cur is None and self.queue and not rst_left and not self.quiet:
-                    self.cur = [self.queue.popleft(), 0]
-                if (self.cur is not None and not rst_left and not self.quiet
-                        and not (self.idle_prob and self.rng.random() < self.idle_prob)):
-                    self._drive_beat()
-                    self.in_valid = 1
-                else:
-                    self._drive_idle()
-            # --- drive the sink
-            if rst_left:
-                self.ready = 0
-            else:
-                self.ready = 1 if self.ready_prob >= 1.0 or self.rng.random() < self.ready_prob else 0
-            dut.m_tlp_ready.value = self.ready
-
-    def _sample_out(self, in_rst):
-        dut = self.dut
-        valid = int(dut.m_tlp_valid.value)
-        if self.quiet:
-            # counts the first in-reset edge too: the output may still show its old beat there
-            if valid and self.quiet_armed:
-                self.err("m_tlp_valid high after reset with no input since")
-            self.quiet_armed = True
-            self.quiet -= 1
-        if in_rst:
-            self.held = None
-            return
-        if not valid:
-            if self.held is not None:
-                self.err("m_tlp_valid dropped without a handshake")
-                self.held = None
-            return
-        beat = (int(dut.m_tlp_data.value), int(dut.m_tlp_strb.value), int(dut.m_tlp_sop.value),
+        return (int(dut.m_tlp_data.value), int(dut.m_tlp_strb.value), int(dut.m_tlp_sop.value),
                 int(dut.m_tlp_eop.value), int(dut.m_side.value))
-        if self.held is not None and beat != self.held:
-            self.err("output beat changed while valid && !ready")
-        if not self.ready:
-            self.held = beat
-            return
-        self.held = None
-        self._compare(beat)
 
-    def _compare(self, got):
+    def compare(self, got):
         if not self.exp:
             self.err("output beat with none expected (duplicate or invented): "
                      f"strb {got[1]:#x} sop {got[2]} eop {got[3]}")
@@ -283,32 +170,13 @@ class TB:
                 self.err(f"{where}: dword {i} expected {e_dw:08x}, got {g_dw:08x}")
                 break
 
-    def _after_reset(self):
-        """Forget everything in flight: only packets not yet started are expected from now on."""
-        self.cur = None
+    def after_reset(self):
         self.exp.clear()
         for pkt in self.queue:
             self.exp.extend((pkt, j, e) for j, e in enumerate(pkt.expect))
-        self.quiet_armed = False
 
-    async def reset(self, cycles, quiet=6):
-        """Reset now, for `cycles` cycles, then `quiet` cycles with no input."""
-        self.reset_done = Event()
-        done = self.reset_done
-        self.reset_req = (cycles, quiet)
-        await done.wait()
-
-    async def drain(self, timeout=50000):
-        """Wait until every queued packet came out; then check that nothing else does."""
-        for _ in range(timeout):
-            if not self.exp and not self.queue and self.cur is None:
-                break
-            await RisingEdge(self.dut.clk)
-        else:
-            raise AssertionError(f"timeout after {timeout} cycles: {len(self.exp)} output beats "
-                                 f"missing, {len(self.queue)} packets not sent, errors: {self.errors[:3]}")
-        await ClockCycles(self.dut.clk, 8)
-        assert not self.errors, f"{len(self.errors)} errors, first: " + "; ".join(self.errors[:4])
+    def pending(self):
+        return f"{len(self.exp)} output beats missing, {len(self.queue)} packets not sent"
 
 
 def sweep(tb, rng, random_count, max_beats=6):
@@ -335,8 +203,7 @@ async def test_random_streams(dut):
     await tb.start()
     rounds = 8 if LONG else 2
     for mode in range(4 * rounds):
-        tb.idle_prob = (0.3 + 0.4 * tb.rng.random()) if mode & 1 else 0.0
-        tb.ready_prob = (0.3 + 0.4 * tb.rng.random()) if mode & 2 else 1.0
+        tb.stall_mode(mode, idle=(0.3, 0.4), ready=(0.3, 0.4))
         n = sweep(tb, tb.rng, 100 if LONG else 40)
         await tb.drain()
         dut._log.info("mode %d (idle %.2f, ready %.2f): %d packets ok", mode, tb.idle_prob,
