@@ -2,7 +2,9 @@
 // BAR to AXI-Lite bridge: turns the host's memory reads and writes to one BAR into 32-bit
 // AXI-Lite accesses, one DW at a time, and answers reads with a completion. Every request gets a
 // defined outcome: decode errors read as all-ones and are counted; unsupported requests are
-// answered with UR (non-posted) or dropped and counted (posted). Throughput: one DW per ~3 cycles.
+// counted and, once their last beat is taken, answered with UR when non-posted (reads, IO,
+// configuration, atomics, with or without data) or dropped when posted (memory writes, messages).
+// Throughput: one DW per ~3 cycles.
 `default_nettype none
 
 module beryl_pcie_axil_master #(
@@ -89,6 +91,7 @@ module beryl_pcie_axil_master #(
   logic [TLP_DATA_W-1:0]        rd_data_q;      // read data gathered for the completion
   logic [2:0]                   cpl_status_q;
   logic                         cpl_data_q;     // completion carries data
+  logic                         ur_q;           // S_DRAIN: answer the drained request with UR
 
   beryl_pcie_pkg::tlp_mem_hdr_t in_hdr;
   assign in_hdr = rx_req_tlp_hdr;  // same width: a packed struct takes the vector as it is
@@ -96,10 +99,14 @@ module beryl_pcie_axil_master #(
   logic [10:0] in_len_dw;
   logic        in_is_mem;
   logic        in_has_data;
+  logic        in_posted;
   logic        in_bar_ok;
   assign in_len_dw   = (in_hdr.dw0.length == 10'd0) ? 11'd1024 : {1'b0, in_hdr.dw0.length};
   assign in_is_mem   = (in_hdr.dw0.tlp_type == beryl_pcie_pkg::TYPE_MEM);
   assign in_has_data = in_hdr.dw0.fmt[1];
+  // posted requests (PCIe 3.0 table 2-3): memory writes and messages (type 10rrr); every other
+  // request expects a completion
+  assign in_posted   = (in_is_mem && in_has_data) || in_hdr.dw0.tlp_type[4:3] == 2'b10;
   assign in_bar_ok   = (32'(rx_req_tlp_bar_id) == BAR_ID);
 
   // byte enables of the DW being served
@@ -208,14 +215,11 @@ module beryl_pcie_axil_master #(
           w_done_q   <= 1'b0;
           if (!in_bar_ok || !in_is_mem || (!in_has_data && in_len_dw > 11'(MAX_RD_DW))) begin
             stat_req_unsupported <= stat_req_unsupported + 32'd1;
-            if (in_has_data) begin
-              // posted write we cannot serve: drop it whole
-              state_q <= rx_req_tlp_eop ? S_IDLE : S_DRAIN;
-            end else begin
-              cpl_status_q <= beryl_pcie_pkg::CPL_UR;
-              cpl_data_q   <= 1'b0;
-              state_q      <= S_CPL;
-            end
+            // take the whole TLP, then UR a non-posted request; a posted one is dropped
+            cpl_status_q <= beryl_pcie_pkg::CPL_UR;
+            cpl_data_q   <= 1'b0;
+            ur_q         <= !in_posted;
+            state_q      <= !rx_req_tlp_eop ? S_DRAIN : in_posted ? S_IDLE : S_CPL;
           end else if (in_has_data) begin
             state_q <= S_WR_ADDR;
           end else begin
@@ -269,7 +273,7 @@ module beryl_pcie_axil_master #(
         end
       end
       S_CPL: if (tx_cpl_tlp_ready) state_q <= S_IDLE;
-      S_DRAIN: if (rx_req_tlp_valid && rx_req_tlp_eop) state_q <= S_IDLE;
+      S_DRAIN: if (rx_req_tlp_valid && rx_req_tlp_eop) state_q <= ur_q ? S_CPL : S_IDLE;
       default: state_q <= S_IDLE;
     endcase
     if (rst) begin

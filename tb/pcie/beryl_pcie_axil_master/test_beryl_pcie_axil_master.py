@@ -15,7 +15,9 @@ from cocotb.clock import Clock
 from cocotb.triggers import RisingEdge, ClockCycles
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-from pcie_tlp import MemReq, Cpl, FMT_4DW_DATA, FMT_4DW_NODATA, CPL_SC, CPL_UR, be_byte_count  # noqa: E402
+from pcie_tlp import (MemReq, Cpl, FMT_3DW_DATA, FMT_3DW_NODATA, FMT_4DW_DATA, FMT_4DW_NODATA,  # noqa: E402
+                      CPL_SC, CPL_UR, be_byte_count)
+import beryl_seed  # noqa: E402
 
 MAPPED = 0x4000
 BAR_BASE = 0xF000_0000
@@ -195,17 +197,17 @@ async def random_traffic(dut, seed, stall):
 
 @cocotb.test()
 async def test_random_no_stalls(dut):
-    await random_traffic(dut, 1, 0.0)
+    await random_traffic(dut, beryl_seed.seed(1, "test_random_no_stalls"), 0.0)
 
 
 @cocotb.test()
 async def test_random_stalls(dut):
-    await random_traffic(dut, 2, 0.5)
+    await random_traffic(dut, beryl_seed.seed(2, "test_random_stalls"), 0.5)
 
 
 @cocotb.test()
 async def test_unmapped_and_unsupported(dut):
-    tb = Bench(dut, 3, 0.3)
+    tb = Bench(dut, beryl_seed.seed(3, "test_unmapped_and_unsupported"), 0.3)
     await tb.start()
     # unmapped read: completes with all-ones, counted
     tb.read(MAPPED + 0x100, 1, 0xF, 0, tag=1)
@@ -242,6 +244,57 @@ async def test_unmapped_and_unsupported(dut):
     await tb.wait_cpls(1)
     c, data = tb.cpls.pop()
     assert data == b"\xa5\x5a\x01\x02"
+
+
+@cocotb.test()
+async def test_non_memory_requests(dut):
+    """Requests other than memory reads/writes (PCIe 3.0 table 2-3), one or more beats: each taken whole and
+    counted; the non-posted ones (atomics, IO, configuration, locked read, even a no-data header followed by
+    payload beats) answered with UR in order, the posted ones (messages) dropped without a completion; nothing
+    reaches AXI-Lite, and memory traffic afterwards works."""
+    tb = Bench(dut, beryl_seed.seed(4, "test_non_memory_requests"), 0.3)
+    await tb.start()
+    dwb = tb.dwb
+    # (fmt, type, payload DW sent, posted)
+    cases = [(FMT_4DW_DATA, 0x0C, 1, False),          # FetchAdd
+             (FMT_4DW_DATA, 0x0D, 2, False),          # Swap
+             (FMT_4DW_DATA, 0x0E, dwb + 2, False),    # CAS, longer than a beat
+             (FMT_3DW_DATA, 0x02, 1, False),          # IO write
+             (FMT_3DW_NODATA, 0x02, 0, False),        # IO read
+             (FMT_3DW_DATA, 0x04, 1, False),          # configuration write, type 0
+             (FMT_3DW_NODATA, 0x05, 0, False),        # configuration read, type 1
+             (FMT_4DW_NODATA, 0x01, 0, False),        # locked memory read
+             (FMT_4DW_DATA, 0x10, dwb + 1, True),     # message with data, routed to the root complex
+             (FMT_4DW_NODATA, 0x14, 0, True),         # message without data, local
+             (FMT_4DW_NODATA, 0x1F, 2 * dwb, False)]  # a no-data header with payload beats behind it
+    before = bytes(tb.mem)
+    want = []
+    for tag, (fmt, typ, n, posted) in enumerate(cases, start=10):
+        length = max(n, 1)
+        dw0 = (fmt << 29) | (typ << 24) | (length & 0x3FF)
+        dw1 = (0x0100 << 16) | (tag << 8) | ((0xF if length > 1 else 0) << 4) | 0xF
+        hdr = (dw0 << 96) | (dw1 << 64) | (BAR_BASE + 0x80)
+        payload = tb.rng.randbytes(4 * n)
+        beats = [payload[i:i + 4 * dwb] for i in range(0, len(payload), 4 * dwb)] or [b""]
+        for i, b in enumerate(beats):
+            tb.src.append((hdr, int.from_bytes(b, "little"), (1 << (len(b) // 4)) - 1, int(i == 0),
+                           int(i == len(beats) - 1), 0))
+        if not posted:
+            want.append(tag)
+    await tb.wait_cpls(len(want))
+    await tb.idle()
+    got = [(c.status, c.tag, c.length_dw) for c, _ in tb.cpls]
+    assert got == [(CPL_UR, t, 0) for t in want], got
+    assert all(c.requester_id == 0x0100 for c, _ in tb.cpls)
+    assert int(dut.stat_req_unsupported.value) == len(cases), "each request counted once, no stray beats"
+    assert bytes(tb.mem) == before
+    assert int(dut.stat_rd_unmapped.value) == 0 and int(dut.stat_wr_unmapped.value) == 0
+    tb.cpls.clear()
+    tb.write(0x40, b"\x01\x02\x03\x04", 0xF, 0)
+    tb.read(0x40, 1, 0xF, 0, tag=7)
+    await tb.wait_cpls(1)
+    c, data = tb.cpls.pop()
+    assert c.status == CPL_SC and c.tag == 7 and data == b"\x01\x02\x03\x04"
 
 
 @pytest.mark.parametrize("data_w", [512, 256])
