@@ -57,7 +57,8 @@ module beryl_pcie_us_cq #(
   always_comb begin
     hdr = '0;
     // PG213 request type codes -> PCIe Fmt/Type (PCIe 3.0 table 2-3). Requests that are
-    // not plain memory reads/writes keep their PCIe type so the consumer can UR them.
+    // not plain memory reads/writes keep their PCIe type so the consumer can UR the non-posted
+    // ones and drop messages (posted). Fmt's data bit says whether payload beats follow.
     unique case (req_type)
       4'b0000: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_4DW_NODATA; hdr.dw0.tlp_type = beryl_pcie_pkg::TYPE_MEM; end
       4'b0001: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_4DW_DATA;   hdr.dw0.tlp_type = beryl_pcie_pkg::TYPE_MEM; end
@@ -67,7 +68,20 @@ module beryl_pcie_us_cq #(
       4'b0101: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_4DW_DATA;   hdr.dw0.tlp_type = 5'b01101; end  // Swap
       4'b0110: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_4DW_DATA;   hdr.dw0.tlp_type = 5'b01110; end  // CAS
       4'b0111: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_4DW_NODATA; hdr.dw0.tlp_type = 5'b00001; end  // MRdLk
-      default: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_4DW_NODATA; hdr.dw0.tlp_type = 5'b11111; end  // not a request
+      4'b1000: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_3DW_NODATA; hdr.dw0.tlp_type = 5'b00100; end  // CfgRd0
+      4'b1001: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_3DW_NODATA; hdr.dw0.tlp_type = 5'b00101; end  // CfgRd1
+      4'b1010: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_3DW_DATA;   hdr.dw0.tlp_type = 5'b00100; end  // CfgWr0
+      4'b1011: begin hdr.dw0.fmt = beryl_pcie_pkg::FMT_3DW_DATA;   hdr.dw0.tlp_type = 5'b00101; end  // CfgWr1
+      // messages (plain, vendor-defined, ATS): Msg/MsgD by the dword count; the routing
+      // subfield is not decoded (reads as 000)
+      4'b1100, 4'b1101, 4'b1110: begin
+        hdr.dw0.fmt      = (desc_dw2[10:0] != 11'd0) ? beryl_pcie_pkg::FMT_4DW_DATA : beryl_pcie_pkg::FMT_4DW_NODATA;
+        hdr.dw0.tlp_type = 5'b10000;
+      end
+      default: begin  // reserved code: not a request a consumer acts on
+        hdr.dw0.fmt      = (desc_dw2[10:0] != 11'd0) ? beryl_pcie_pkg::FMT_4DW_DATA : beryl_pcie_pkg::FMT_4DW_NODATA;
+        hdr.dw0.tlp_type = 5'b11111;
+      end
     endcase
     hdr.dw0.tc     = desc_dw3[27:25];
     hdr.dw0.attr2  = desc_dw3[30];     // ID-based ordering
