@@ -42,7 +42,8 @@ from cocotbext.pcie.xilinx.us.tlp import Tlp_us
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import us_conv_bench  # noqa: E402
-from us_conv_bench import LONG, N, AxisMonitor, NeutralToModelTB, ceil_div  # noqa: E402
+from us_conv_bench import (LONG, N, NEUTRAL_SRC_MODES, AxisMonitor, NeutralToModelTB, ceil_div,  # noqa: E402
+                           random_stream_rounds)
 
 DESC_DW = 3               # PG213 CC descriptor
 LATENCY = 1               # module header, cycles
@@ -177,7 +178,7 @@ def sweep(tb, count):
 # ------------------------------------------------------------------------------------------
 # Tests
 # ------------------------------------------------------------------------------------------
-MODES = ["no stalls", "source idle", "sink backpressure", "both", "idle between TLPs + backpressure"]
+MODES = NEUTRAL_SRC_MODES
 
 
 @cocotb.test()
@@ -186,15 +187,7 @@ async def test_random_streams(dut):
     source that keeps valid up inside TLPs, CC must have no tvalid gap inside a packet."""
     tb = TB(dut, 31, "beryl_pcie_us_cc.random_streams")
     await tb.start()
-    for rnd in range(6 if LONG else 2):
-        for mode in range(5):
-            gap_free = tb.set_mode(mode)
-            n = sweep(tb, 400 if LONG else 150)
-            await tb.drain()
-            if gap_free:
-                assert tb.mon.gaps == 0, f"{tb.mon.gaps} tvalid gaps inside CC packets"
-            dut._log.info("round %d, %s (idle %.2f, backpressure %.2f): %d TLPs ok, %d gaps inside packets",
-                          rnd, MODES[mode], tb.src.idle, tb.sink_bp, n, tb.mon.gaps)
+    await random_stream_rounds(tb, sweep, "CC", 6 if LONG else 2, 400 if LONG else 150)
 
 
 @cocotb.test()

@@ -48,7 +48,8 @@ from cocotbext.pcie.xilinx.us.tlp import Tlp_us
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import us_conv_bench  # noqa: E402
-from us_conv_bench import LONG, N, TLP_DATA_W, AxisMonitor, NeutralToModelTB, ceil_div  # noqa: E402
+from us_conv_bench import (LONG, N, NEUTRAL_SRC_MODES, TLP_DATA_W, AxisMonitor, NeutralToModelTB,  # noqa: E402
+                           ceil_div, random_stream_rounds)
 
 STRADDLE = bool(int(os.environ.get("PARAM_RQ_STRADDLE", "1" if TLP_DATA_W == 512 else "0")))
 H = N // 2                # straddle start position
@@ -207,7 +208,7 @@ def sweep(tb, count):
 # ------------------------------------------------------------------------------------------
 # Tests
 # ------------------------------------------------------------------------------------------
-MODES = ["no stalls", "source idle", "sink backpressure", "both", "idle between TLPs + backpressure"]
+MODES = NEUTRAL_SRC_MODES
 
 
 @cocotb.test()
@@ -216,15 +217,7 @@ async def test_random_streams(dut):
     source that keeps valid up inside TLPs, RQ must have no tvalid gap inside a packet."""
     tb = TB(dut, 51, "beryl_pcie_us_rq.random_streams")
     await tb.start()
-    for rnd in range(6 if LONG else 2):
-        for mode in range(5):
-            gap_free = tb.set_mode(mode)
-            n = sweep(tb, 400 if LONG else 150)
-            await tb.drain()
-            if gap_free:
-                assert tb.mon.gaps == 0, f"{tb.mon.gaps} tvalid gaps inside RQ packets"
-            dut._log.info("round %d, %s (idle %.2f, backpressure %.2f): %d TLPs ok, %d gaps inside packets",
-                          rnd, MODES[mode], tb.src.idle, tb.sink_bp, n, tb.mon.gaps)
+    await random_stream_rounds(tb, sweep, "RQ", 6 if LONG else 2, 400 if LONG else 150)
     dut._log.info("straddled RQ beats: %d", tb.mon.straddled)
     if STRADDLE:
         assert tb.mon.straddled > 50, "RQ straddle not exercised"
