@@ -136,8 +136,11 @@ class Descrambler:
 
 def self_check():
     """Round trips over every format with random content, plus the scrambler pair."""
-    import random
-    rng = random.Random(1)
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+    import beryl_seed
+    rng = beryl_seed.rng(1, "baser_ref self_check")
     for btype, (roles, _) in FORMATS.items():
         for _ in range(50):
             d = c = 0

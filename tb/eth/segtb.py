@@ -10,7 +10,11 @@ word), written from the rules in docs/blocks/eth.md ("Segmented user interface")
 A word is a dict: data (int, 512 bits, segment i = bits [128i+127:128i]), ena, sop, eop, err (4-bit ints,
 bit i = segment i), mty (16-bit int, 4 bits per segment), tag (int, meaningful with a sop). `None` in a
 word list is a clock with no word (ena = 0)."""
-import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+import beryl_seed  # noqa: E402
 
 SEGS = 4
 SEG_B = 16
@@ -176,7 +180,7 @@ def drive(dut, w):
 
 
 def _self_check():
-    rng = random.Random(1)
+    rng = beryl_seed.rng(1, "segtb self check")
     for _ in range(200):
         frames = [bytes(rng.getrandbits(8) for _ in range(rng.choice([1, 14, 16, 17, 33, 48, 49, 60, 64, 65,
                                                                           rng.randint(1, 300)])))

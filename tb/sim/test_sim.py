@@ -19,7 +19,6 @@ Reference: the frames sent (random payloads); nothing here depends on the RTL's 
 """
 import asyncio
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -35,6 +34,7 @@ sys.path.insert(0, str(ROOT / "tb" / "model"))
 sys.path.insert(0, str(ROOT / "tb" / "common"))
 from sim.client import SimClient  # noqa: E402
 
+import beryl_seed  # noqa: E402
 import sim_build  # noqa: E402
 
 import beryl_nic as N  # noqa: E402
@@ -121,7 +121,7 @@ async def pump(c, tx_nif, rx_nif, want_rx, want_tx, timeout_s=240):
 def test_traffic_and_irq(sim):
     proc, sock, _ = sim
     c = SimClient(sock)
-    rng = random.Random(5)
+    rng = beryl_seed.rng(5, "test_traffic_and_irq")
 
     async def run():
         dev = await N.NicDevice.open(c.aread32, c.awrite32, c.alloc)
@@ -231,7 +231,7 @@ def test_tap(tmp_path):
         pk = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_LOCAL))
         pk.bind((name, 0))
         pk.settimeout(60)
-        rng = random.Random(9)
+        rng = beryl_seed.rng(9, "test_tap")
 
         async def run():
             dev = await N.NicDevice.open(c.aread32, c.awrite32, c.alloc)
@@ -277,11 +277,12 @@ def test_wire_loss_reorder(tmp_path):
     binary = build_sim()
     sock_path = str(tmp_path / "sim.sock")
     proc = subprocess.Popen([binary, "--socket", sock_path, "--mem-mb", "16", "--wire", "0:1:100:0.25:0.25:0.15",
-                             "--seed", "7"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             "--seed", str(beryl_seed.seed(7, "test_wire_loss_reorder wire"))],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     c = None
     try:
         c = SimClient(sock_path)
-        rng = random.Random(3)
+        rng = beryl_seed.rng(3, "test_wire_loss_reorder")
 
         async def run():
             dev = await N.NicDevice.open(c.aread32, c.awrite32, c.alloc)
@@ -335,7 +336,7 @@ def test_small_tlps(tmp_path):
     c = None
     try:
         c = SimClient(sock_path)
-        rng = random.Random(4)
+        rng = beryl_seed.rng(4, "test_small_tlps")
 
         async def run():
             dev = await N.NicDevice.open(c.aread32, c.awrite32, c.alloc)
@@ -386,7 +387,7 @@ def test_generator_and_tx_pacing(tmp_path):
     try:
         c = SimClient(sock_path)
         clk_ns = 1e9 / c.info["clock_hz"]
-        rng = random.Random(11)
+        rng = beryl_seed.rng(11, "test_generator_and_tx_pacing")
 
         async def rx_until(nif, n, deadline):
             got = []

@@ -17,7 +17,6 @@ Reference for the clocks: the periods follow from the ppm alone, 4000 ps and 400
 import asyncio
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from sim.client import SimClient  # noqa: E402
 
 import beryl_nic as N  # noqa: E402
 import beryl_regs as R  # noqa: E402
+import beryl_seed  # noqa: E402
 
 PPM = 100.0
 PERIOD0_PS = 4000.0
@@ -130,7 +130,7 @@ def _same_time_line(s0, s1):
 def test_traffic_both_ways_and_wire_delay(sim2):
     _, _, socks = sim2
     c0, c1 = SimClient(socks[0]), SimClient(socks[1])
-    rng = random.Random(17)
+    rng = beryl_seed.rng(17, "test_traffic_both_ways_and_wire_delay")
 
     async def one_frame(src_c, dst_c, src, dst, port, length, seq):
         """Send one frame src -> dst (interfaces of the two NICs on local port `port` of each),

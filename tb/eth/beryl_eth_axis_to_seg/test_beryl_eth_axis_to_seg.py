@@ -21,6 +21,8 @@ from cocotb.triggers import ClockCycles, FallingEdge, ReadWrite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import segtb  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 FIELDS = ("data", "ena", "sop", "eop", "mty", "err", "tag")
 
@@ -117,7 +119,7 @@ class Bench:
 @cocotb.test()
 async def test_modes(dut):
     """Every size class in the four stream modes, some frames aborted; then idle inside frames."""
-    tb = Bench(dut, 1)
+    tb = Bench(dut, beryl_seed.seed(1, "test_modes"))
     await tb.reset()
     rng = tb.rng
     for idle_p, bp_p in ((0, 0), (0.5, 0), (0, 0.4), (0.5, 0.4)):

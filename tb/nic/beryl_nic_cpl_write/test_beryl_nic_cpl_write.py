@@ -10,7 +10,6 @@ without waiting), DMA descriptors match the grants in order, drop counters equal
 events come exactly for armed grants, in order, after their DMA status; dma_err_count.
 Runs with no stalls, random source idle, random sink backpressure, and both."""
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -18,6 +17,9 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 QM_OK, QM_EMPTY, QM_DISABLED, QM_BAD_IDX = 0, 1, 2, 3
 ENT = 32
@@ -333,7 +335,7 @@ async def test_modes(dut):
     n = 5000 if os.environ.get("BERYL_LONG") else 600
     for i, (name, (idle, bp)) in enumerate(MODES.items()):
         await reset(dut)
-        rng = random.Random(10 + i)
+        rng = beryl_seed.rng(10 + i, f"test_modes {name}")
         b = Bench(dut, rng, idle, bp, 0.1 if bp else 0.0, nq)
         await b.run(gen_items(rng, nq, n, 2 * batch), 400 * n)
         assert int(dut.drop_full_count.value) == b.drop_full, "drop_full_count"
@@ -352,7 +354,7 @@ async def test_coalesce(dut):
     nq = 1 << len(dut.cpl_qidx)
     batch = int(os.environ["PARAM_BATCH"])
     await reset(dut)
-    rng = random.Random(99)
+    rng = beryl_seed.rng(99, "test_coalesce")
     b = Bench(dut, rng, 0.0, 0.0, 0.0, nq)
     for Q in b.qs:
         Q.log = 5 if Q.enable else Q.log

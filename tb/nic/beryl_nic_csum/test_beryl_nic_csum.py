@@ -18,6 +18,8 @@ from scapy.packet import Raw
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from inet_ref import ones_sum  # noqa: E402
 from nictb import MODES, PassBench  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 
@@ -68,28 +70,29 @@ async def random_mode(dut, mode, seed):
 
 @cocotb.test()
 async def test_random_plain(dut):
-    await random_mode(dut, "plain", 1)
+    await random_mode(dut, "plain", beryl_seed.seed(1, "test_random_plain"))
 
 
 @cocotb.test()
 async def test_random_idle(dut):
-    await random_mode(dut, "idle", 2)
+    await random_mode(dut, "idle", beryl_seed.seed(2, "test_random_idle"))
 
 
 @cocotb.test()
 async def test_random_backpressure(dut):
-    await random_mode(dut, "bp", 3)
+    await random_mode(dut, "bp", beryl_seed.seed(3, "test_random_backpressure"))
 
 
 @cocotb.test()
 async def test_random_both(dut):
-    await random_mode(dut, "both", 4)
+    await random_mode(dut, "both", beryl_seed.seed(4, "test_random_both"))
 
 
 @cocotb.test()
 async def test_scapy_l4_checksums(dut):
     """Hardware sum from the L4 header + pseudo-header sum must verify scapy's TCP/UDP checksum."""
-    rng = random.Random(7)
+    seed = beryl_seed.seed(7, "test_scapy_l4_checksums")
+    rng = random.Random(seed)
     pkts = []
     for _ in range(120):
         l4 = rng.choice([TCP, UDP])(sport=rng.randrange(65536), dport=rng.randrange(65536))
@@ -106,7 +109,7 @@ async def test_scapy_l4_checksums(dut):
         off = len(raw) - len(bytes(l4))
         raw += bytes(max(0, 60 - len(raw)))   # zero padding adds nothing to the sum
         pkts.append((p, raw, off))
-    got = await run_frames(dut, "both", [(r, o) for _, r, o in pkts], 7)
+    got = await run_frames(dut, "both", [(r, o) for _, r, o in pkts], seed)
     for (p, raw, off), g in zip(pkts, got):
         l4 = p[TCP] if TCP in p else p[UDP]
         n = len(bytes(l4))

@@ -8,7 +8,6 @@ later than max(event, previous taken + interval*256) + EQ_COUNT + a few cycles +
 was busy; counters irq_count and merged_count. Runs with no stalls, random source idle, random
 irq_ready backpressure, and both."""
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -16,6 +15,8 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 MODES = {"plain": (0.0, 0.0), "idle": (0.4, 0.0), "bp": (0.0, 0.4), "both": (0.4, 0.4)}
 
@@ -119,7 +120,7 @@ async def test_moderation(dut):
     reps = 4 if os.environ.get("BERYL_LONG") else 1
     for i, (name, (idle, bp)) in enumerate(MODES.items()):
         for r in range(reps):
-            rng = random.Random(100 * i + r)
+            rng = beryl_seed.rng(100 * i + r, f"test_moderation {name} {r}")
             n_evt, n_irq, ign, cyc = await run_mode(dut, rng, idle, bp, eq_count, time_w)
             dut._log.info(f"{name}: {n_evt} events -> {n_irq} requests ({n_evt - n_irq} merged), "
                           f"{ign} out-of-range ignored, {cyc} cycles")

@@ -51,6 +51,8 @@ import pytest
 TB = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TB / "nic"))
 sys.path.insert(0, str(TB / "model"))
+sys.path.insert(0, str(TB / "common"))
+import beryl_seed  # noqa: E402
 import beryl_regs as R  # noqa: E402
 from tdma_ref import gate_need_ns, nspb_fx  # noqa: E402
 from txe_model import MODES, SchedBench  # noqa: E402
@@ -612,7 +614,7 @@ def rand_len(r, big=True):
 async def test_registers(dut):
     """Reset values per the rdl; all rw fields read back what was written (all written, then all read);
     read-only fields and registers ignore writes; writes next to the window change nothing."""
-    b = PortBench(dut, 1)
+    b = PortBench(dut, beryl_seed.seed(1, "test_registers"))
     await b.reset()
     r = b.rng
     assert len(WINDOW) == 21, WINDOW
@@ -658,7 +660,7 @@ async def test_registers(dut):
 async def test_q_cmd(dut):
     """SCHED_Q_CMD: which commands each type refuses; per-queue parameters written and read back through the
     staging registers; a refused write to an aliasing queue number changes nothing."""
-    b = PortBench(dut, 2)
+    b = PortBench(dut, beryl_seed.seed(2, "test_q_cmd"))
     await b.reset()
     r = b.rng
     nq = b.nq
@@ -725,7 +727,7 @@ async def test_stream_and_sched(dut):
     """Types 0/1: the stream passes as wires (random idle and backpressure); doorbells become commands and
     statuses retire them under the contract with round-robin fairness (rates 0 in a token-bucket build);
     errors, disabled queues, bogus statuses (SCHED_BAD_STS), sched_enable toggles; all four stall modes."""
-    b = PortBench(dut, 3)
+    b = PortBench(dut, beryl_seed.seed(3, "test_stream_and_sched"))
     await b.reset()
     r, nq = b.rng, b.nq
     s = b.stream = WireStream(b)
@@ -762,7 +764,7 @@ async def test_tb_rates(dut):
     limited queues' turnaround short enough for their rates.)"""
     cap = 4.0
     batch = 4
-    b = PortBench(dut, 4, cap=cap, lat_max=20, batch_max=batch)
+    b = PortBench(dut, beryl_seed.seed(4, "test_tb_rates"), cap=cap, lat_max=20, batch_max=batch)
     await b.reset()
     burst = 600
     limited = [(3, 64, 0.25), (9, 128, 0.5)]          # queue, frame bytes, bytes per clock
@@ -821,7 +823,7 @@ async def test_tdma_schedule(dut):
     slot of the test's ToD at every read; commands only in open slots of each queue's mask (more than guard
     left), every backlogged queue served in every occurrence of its slots; parked queues go after a mask write;
     sched_enable low and ENABLE 0 stop commands; CFG_ERR for illegal schedules; a ToD step is followed."""
-    b = PortBench(dut, 5, lat_max=20)
+    b = PortBench(dut, beryl_seed.seed(5, "test_tdma_schedule"), lat_max=20)
     await b.reset()
     r = b.rng
     await b.program(START, PERIOD, SLOT, COUNT, GUARD)
@@ -934,7 +936,7 @@ async def test_tdma_gate(dut):
     """TDMA gate without park buffer: every first beat released exactly when the rule allows it, HOLD_OWN 0 and
     1, all four stall modes; directed frames that fit to the nanosecond go, one nanosecond more waits; counters
     equal the model's; GATE 0 is one register stage at one beat per clock."""
-    b = PortBench(dut, 6)
+    b = PortBench(dut, beryl_seed.seed(6, "test_tdma_gate"))
     await b.reset()
     r = b.rng
     s = b.stream = GateStream(b, exact=True)
@@ -996,7 +998,7 @@ async def test_tdma_slot_edge(dut):
     that no longer fits late in slot 0 waits; B frames sent in slot 1 go in slot 1 when A is parked (park
     buffer), or wait behind A without one; A goes at the next slot 0. Counters as worked out by hand from the
     rdl's definitions."""
-    b = PortBench(dut, 7)
+    b = PortBench(dut, beryl_seed.seed(7, "test_tdma_slot_edge"))
     await b.reset()
     s = b.stream = GateStream(b, exact=PARK == 0)
     s.idle, s.bp = 0.3, 0.3

@@ -7,7 +7,6 @@ acceptance order. No stalls, random request idle, random op_rsp/db_evt backpress
 test configures queues at the highest indices. MODE 0 and 1, small and default QUEUE_COUNT, and a
 32768-queue build (cheap test only)."""
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -15,6 +14,8 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 M16 = 0xFFFF
@@ -324,7 +325,7 @@ def queue_set(dut):
 @cocotb.test()
 async def test_random(dut):
     Clock(dut.clk, 4, unit="ns").start()
-    rng = random.Random(int(os.environ.get("PARAM_MODE", "0")) * 7 + 3)
+    rng = beryl_seed.rng(int(os.environ.get("PARAM_MODE", "0")) * 7 + 3, "test_random")
     n_req = 10000 if LONG else 2000
     for idle, bp in [(0, 0), (0.4, 0), (0, 0.5), (0.4, 0.5)]:
         b = Bench(dut, rng, idle, bp, queue_set(dut))
@@ -346,7 +347,7 @@ async def test_high_index(dut):
     Clock(dut.clk, 4, unit="ns").start()
     n = 1 << len(dut.op_req_qidx)
     qlist = [n - 1, n - 2, n // 2 + 3 if n > 8 else 1]
-    b = Bench(dut, random.Random(5), 0.0, 0.0, qlist)
+    b = Bench(dut, beryl_seed.rng(5, "test_high_index"), 0.0, 0.0, qlist)
     await b.reset()
     setup = []
     for i, qi in enumerate(qlist):

@@ -16,6 +16,8 @@ from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rss_ref  # noqa: E402
 from rss_ref import MS_KEY, MS_V4, MS_V6, toeplitz  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 L3_IPV4, L3_IPV6 = 1, 2
@@ -125,7 +127,7 @@ def random_tuple(rng):
 async def test_microsoft_vectors(dut):
     rss_ref.test_reference()
     for mode, (idle, bp) in enumerate([(0, 0), (0.4, 0), (0, 0.4), (0.4, 0.4)]):
-        tb = TB(dut, idle, bp, seed=mode)
+        tb = TB(dut, idle, bp, seed=beryl_seed.seed(mode, f"test_microsoft_vectors {mode}"))
         if mode == 0:
             await tb.reset()
         await tb.write_key(MS_KEY)
@@ -142,8 +144,8 @@ async def test_random_keys_and_tuples(dut):
     n = 3000 if LONG else 300
     first = True
     for mode, (idle, bp) in enumerate([(0, 0), (0.4, 0), (0, 0.4), (0.4, 0.4)]):
-        rng = random.Random(100 + mode)
-        tb = TB(dut, idle, bp, seed=mode + 10)
+        rng = beryl_seed.rng(100 + mode, f"test_random_keys_and_tuples {mode}")
+        tb = TB(dut, idle, bp, seed=beryl_seed.seed(mode + 10, f"test_random_keys_and_tuples {mode} stalls"))
         if first:
             await tb.reset()
             first = False

@@ -20,6 +20,8 @@ from scapy.packet import Raw
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from nictb import MODES, PassBench  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 
@@ -135,30 +137,31 @@ N = 2000 if LONG else 400
 
 @cocotb.test()
 async def test_plain(dut):
-    await run_mode(dut, "plain", N, 1)
+    await run_mode(dut, "plain", N, beryl_seed.seed(1, "test_plain"))
 
 
 @cocotb.test()
 async def test_idle(dut):
-    await run_mode(dut, "idle", N, 2)
+    await run_mode(dut, "idle", N, beryl_seed.seed(2, "test_idle"))
 
 
 @cocotb.test()
 async def test_backpressure(dut):
-    await run_mode(dut, "bp", N, 3)
+    await run_mode(dut, "bp", N, beryl_seed.seed(3, "test_backpressure"))
 
 
 @cocotb.test()
 async def test_both(dut):
-    await run_mode(dut, "both", N, 4)
+    await run_mode(dut, "both", N, beryl_seed.seed(4, "test_both"))
 
 
 @cocotb.test()
 async def test_back_to_back_min_frames(dut):
     """60-byte frames, one beat each, no stalls: the parser takes one frame per clock."""
-    tb = PassBench(dut, "meta", seed=5)
+    seed = beryl_seed.seed(5, "test_back_to_back_min_frames")
+    tb = PassBench(dut, "meta", seed=seed)
     await tb.reset()
-    rng = random.Random(5)
+    rng = random.Random(seed)
     frames = []
     for _ in range(64):
         f = bytes(Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=rng.randrange(65536), dport=53))

@@ -24,6 +24,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from txe_model import MODES, SchedBench  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 
 class Bench(SchedBench):
@@ -57,7 +59,7 @@ class Bench(SchedBench):
 @cocotb.test()
 async def test_random(dut):
     """Random doorbells (a few hot queues), out-of-order statuses, all four stall modes."""
-    b = Bench(dut, 1)
+    b = Bench(dut, beryl_seed.seed(1, "test_random"))
     await b.reset()
     nq = b.nq
     b.disabled = set(b.rng.sample(range(nq), max(1, nq // 16)))
@@ -76,7 +78,7 @@ async def test_random(dut):
 @cocotb.test()
 async def test_burst_all_queues(dut):
     """Doorbells for many queues while disabled, then enable: every queue served, FIFO order fair."""
-    b = Bench(dut, 2)
+    b = Bench(dut, beryl_seed.seed(2, "test_burst_all_queues"))
     await b.reset()
     b.lat_max = 20
     b.en = 0

@@ -34,6 +34,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from txe_model import MODES, SchedBench  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 FRAC = 1 << 24
 CAP = 4.0                      # engine capacity, wire bytes per cycle
@@ -240,7 +242,7 @@ def table(dut, title, rows):
 async def test_unlimited_round_robin(dut):
     """Rate 0: random doorbells, out-of-order statuses, errors, disabled queues, bogus statuses, all four
     stall modes; every queue served, one command per queue, round-robin fairness."""
-    b = Bench(dut, 1)
+    b = Bench(dut, beryl_seed.seed(1, "test_unlimited_round_robin"))
     await b.reset()
     nq, r = b.nq, b.rng
     b.disabled = set(r.sample(range(nq), max(1, nq // 16)))
@@ -305,7 +307,8 @@ RATE_SPECS = [(3, "64", 0.01), (9, "mixed", 0.05), (17, "1500", 0.10), (30, "512
 @cocotb.test()
 async def test_rates(dut):
     """Five backlogged queues at 1 %..50 % of the engine, 64/512/1500/mixed frames: each within 1 %."""
-    b, rows, _ = await rate_run(dut, 2, RATE_SPECS, burst=16000, cycles=1000000 if LONG else 300000)
+    b, rows, _ = await rate_run(dut, beryl_seed.seed(2, "test_rates"), RATE_SPECS, burst=16000,
+                                cycles=1000000 if LONG else 300000)
     table(dut, "rate-limited queues only (engine %.0f B/cycle, OVERHEAD_BYTES %d)" % (CAP, b.ovh), rows)
     check_rows(rows)
 
@@ -315,8 +318,8 @@ async def test_mixed_unlimited(dut):
     """Limited queues keep their rates beside unlimited ones; the unlimited ones fill the engine."""
     limited = [(5, "1500", 0.10), (6, "mixed", 0.05), (7, "512", 0.20)]
     unl = [(1, "64"), (2, "512")]
-    b, rows, (tb0, busy0) = await rate_run(dut, 3, limited, unlimited=unl, burst=16000,
-                                           cycles=600000 if LONG else 200000)
+    b, rows, (tb0, busy0) = await rate_run(dut, beryl_seed.seed(3, "test_mixed_unlimited"), limited, unlimited=unl,
+                                           burst=16000, cycles=600000 if LONG else 200000)
     table(dut, "limited beside unlimited queues", rows)
     check_rows(rows)
     span = CAP * (b.now - tb0)
@@ -334,7 +337,7 @@ async def test_mixed_unlimited(dut):
 async def test_burst(dut):
     """After idle a queue sends its burst at once, then the rate governs: at any command, the bytes of
     the earlier commands never exceed burst + rate x time (so at most burst + one command goes out)."""
-    b = Bench(dut, 4, cap=CAP, lat_max=10)
+    b = Bench(dut, beryl_seed.seed(4, "test_burst"), cap=CAP, lat_max=10)
     await b.reset()
     q, frac, burst = 12, 0.02, 20000
     rate = rate_fx(frac) / FRAC
@@ -365,7 +368,7 @@ async def test_burst(dut):
 @cocotb.test()
 async def test_cfg_readback(dut):
     """Configuration writes read back; tokens = burst after a write, then debited by statuses."""
-    b = Bench(dut, 5, lat_max=10)
+    b = Bench(dut, beryl_seed.seed(5, "test_cfg_readback"), lat_max=10)
     await b.reset()
     r = b.rng
     qs = r.sample(range(b.nq), min(b.nq, 32))
@@ -424,7 +427,7 @@ async def test_db_while_presented(dut):
     command (the engine reads the producer pointer when it takes it): no second command after an EMPTY or
     DISABLED status. The second doorbell 20, 3, 1 and 0 cycles before the command is taken; a rate-limited
     and an unlimited queue."""
-    b = Bench(dut, 7, lat_max=10)
+    b = Bench(dut, beryl_seed.seed(7, "test_db_while_presented"), lat_max=10)
     await b.reset()
     q_lim, q_unl = 5, 6
     b.cfg_write(q_lim, rate_fx(0.5), 20000)
@@ -459,7 +462,7 @@ async def test_turnaround(dut):
     commands that cannot use the rate, then short latency (tokens above the burst are not saved up);
     doorbells and sched_enable toggles while in flight; a configuration write while in flight; a
     100 000-cycle turnaround at the highest rate, which saturates the bucket; idle."""
-    b = Bench(dut, 6, cap=CAP, lat_max=2000)
+    b = Bench(dut, beryl_seed.seed(6, "test_turnaround"), cap=CAP, lat_max=2000)
     await b.reset()
     r = b.rng
     burst = 2000

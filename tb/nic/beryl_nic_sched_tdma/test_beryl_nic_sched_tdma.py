@@ -206,7 +206,8 @@ async def test_every_slot(dut):
     masks = [m & ((1 << count) - 1) or 1 for m in masks]
     pat = [(0, 500), (1, 400), (GAP, 30), (2, 450)][:count + 1] if count == 3 else [(0, 500), (GAP, 20)]
     # a fixed one-cycle status latency: the share of each queue then depends on the round robin only
-    b = Bench(dut, 5, SlotProg(pat, seed=5), guard=60, count=count, lat_max=1)
+    seed = beryl_seed.seed(5, "test_every_slot")
+    b = Bench(dut, seed, SlotProg(pat, seed=seed), guard=60, count=count, lat_max=1)
     await b.reset()
     b.check_fair = True
     qs = list(range(3, 3 + len(masks)))
@@ -245,7 +246,8 @@ async def test_every_slot(dut):
 async def test_guard_and_latency(dut):
     """Doorbell to command latency in an open slot; a guard as long as the slot keeps it shut; shortening
     the guard opens it; sched_enable low holds everything."""
-    b = Bench(dut, 7, SlotProg([(0, 3000)], seed=7), guard=40, count=1)
+    seed = beryl_seed.seed(7, "test_guard_and_latency")
+    b = Bench(dut, seed, SlotProg([(0, 3000)], seed=seed), guard=40, count=1)
     await b.reset()
     q = 5
     await b.cycles(10)
@@ -274,7 +276,8 @@ async def test_guard_and_latency(dut):
 @cocotb.test()
 async def test_cfg_readback(dut):
     """Masks are all ones after reset; writes read back in order, with config idle."""
-    b = Bench(dut, 9, SlotProg([(0, 100), (GAP, 100)], seed=9), count=1)
+    seed = beryl_seed.seed(9, "test_cfg_readback")
+    b = Bench(dut, seed, SlotProg([(0, 100), (GAP, 100)], seed=seed), count=1)
     await b.reset()
     r = b.rng
     b.cfg_idle = 0.5

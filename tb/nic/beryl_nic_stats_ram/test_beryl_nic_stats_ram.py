@@ -6,7 +6,6 @@ Increments every cycle or at random; reads back to back or with random idle (the
 no backpressure). Increments during the clear after reset are ignored and every counter reads 0
 after it. A long run on one queue carries the byte counter past 2^32."""
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -14,6 +13,8 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 M64 = (1 << 64) - 1
@@ -94,7 +95,7 @@ async def run(dut, rng, model, cycles, p_inc, p_rd, hot, expect_clear=False):
 async def test_random(dut):
     Clock(dut.clk, 4, unit="ns").start()
     n = 1 << len(dut.stat_qidx)
-    rng = random.Random(11)
+    rng = beryl_seed.rng(11, "test_random")
     cycles = 50000 if LONG else 10000
     for p_inc, p_rd in [(1.0, 1.0), (1.0, 0.3), (0.5, 1.0), (0.5, 0.3)]:
         await reset(dut)

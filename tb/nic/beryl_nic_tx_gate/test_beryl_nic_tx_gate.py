@@ -267,7 +267,8 @@ async def test_rule_random(dut):
 async def test_passthrough(dut):
     """enable = 0: no frame waits for anything; with a ready sink and a steady source each beat comes out one
     clock after it went in, one beat per clock; counters stay 0."""
-    b = GateBench(dut, 3, SlotProg([(GAP, 50), (SEARCH, 50)], seed=3))   # never a slot
+    seed = beryl_seed.seed(3, "test_passthrough")
+    b = GateBench(dut, seed, SlotProg([(GAP, 50), (SEARCH, 50)], seed=seed))   # never a slot
     b.cfg["enable"] = 0
     await b.reset()
     r = b.rng
@@ -297,7 +298,8 @@ async def test_edges(dut):
     """Hand-picked cases: a frame that fits to the nanosecond goes, one nanosecond more waits for the next slot;
     a frame longer than any slot goes at a slot start (overrun); a runt is counted as 60 bytes; with hold_own a
     queue of slot 1 waits through slot 0; no slot (gap, search) holds everything; enable low releases at once."""
-    b = GateBench(dut, 4, SlotProg([(0, 250), (1, 250), (GAP, 20)], seed=4))
+    seed = beryl_seed.seed(4, "test_edges")
+    b = GateBench(dut, seed, SlotProg([(0, 250), (1, 250), (GAP, 20)], seed=seed))
     await b.reset()
     rate = nspb_fx(0.8)
     b.cfg.update(nspb=rate, ovh=24, margin=40, count=2)
@@ -344,7 +346,7 @@ async def test_boundaries(dut):
     """slot_left_ns = need and need - 1 ns for runts (padded to 60 bytes), 60, 61, 1000, 1518 and 9000 bytes at
     a rate whose products are not whole ns (rounded up), margins 0 and 77 ns, overheads 24 and 0: the frame goes
     exactly when it fits."""
-    b = GateBench(dut, 6, FixedSlot(0))
+    b = GateBench(dut, beryl_seed.seed(6, "test_boundaries"), FixedSlot(0))
     await b.reset()
     for rate, ovh, margin in [(0.1234567, 24, 0), (0.8, 0, 77), (0.08, 24, 5)]:
         nspb = nspb_fx(rate)
@@ -496,7 +498,8 @@ async def test_park_slot_edge(dut):
     what is left of slot 0 reaches the gate, and after slot 1 opens B frames follow it (as from the TDMA
     scheduler, which issues B's commands in slot 1). The B frames go in slot 1 (the A frame waits parked instead
     of blocking them) and the A frame goes at the start of the next slot 0."""
-    b = ParkBench(dut, 8, SlotProg([(0, 250), (1, 250)], seed=8))
+    seed = beryl_seed.seed(8, "test_park_slot_edge")
+    b = ParkBench(dut, seed, SlotProg([(0, 250), (1, 250)], seed=seed))
     await b.reset()
     b.cfg.update(nspb=nspb_fx(0.8), ovh=24, margin=40, hold_own=1, count=2)
     b.set_mask(1, 0b01)

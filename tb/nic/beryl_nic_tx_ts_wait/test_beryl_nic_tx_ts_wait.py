@@ -49,6 +49,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 import beryl_sim  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
@@ -387,7 +388,7 @@ async def test_random(dut):
     tot = dict(mm=0, to=0, sp=0, full=0, open_held=0, wrong=0, late=0)
     for i, (mode, (idle, bp)) in enumerate(MODES.items()):
         tmo = 60 + 2 * DEPTH
-        tb = TB(dut, seed=50 + i + 7 * DEPTH, timeout=tmo, bp=bp)
+        tb = TB(dut, seed=beryl_seed.seed(50 + i + 7 * DEPTH, f"test_random {mode}"), timeout=tmo, bp=bp)
         await tb.reset()
         port = Port(tb.rng, delay=min(DEPTH, 24), lost=0.06, late=0.03, dup=0.03, wrong=0.03, noise=0.01,
                     late_after=tmo, early=0.02)
@@ -403,7 +404,7 @@ async def test_random(dut):
         dut._log.info("%s: %d frames in %d cycles: mismatch %d, timeout %d, spurious %d; port %s; %s", mode,
                       n, tb.cycle, tb.mm, tb.to, tb.sp, port.n, tb.stat)
     # timeout 0: nothing lost (a lost return would wait forever), long delays, duplicates and noise
-    tb = TB(dut, seed=59, timeout=0, bp=0.3)
+    tb = TB(dut, seed=beryl_seed.seed(59, "test_random timeout 0"), timeout=0, bp=0.3)
     await tb.reset()
     port = Port(tb.rng, delay=4 * DEPTH, dup=0.05, noise=0.02)
     await random_traffic(tb, port, n // 2, idle=0.3)
@@ -421,7 +422,7 @@ async def test_mismatch_and_spurious(dut):
     """In order: lost returns give the older frames 0 (mismatch, one per frame); duplicated, late, unknown
     and wrong-tag returns are spurious; a wrong tag that names a later frame gives it that time."""
     start_clock(dut)
-    tb = TB(dut, seed=60, timeout=0)
+    tb = TB(dut, seed=beryl_seed.seed(60, "test_mismatch_and_spurious"), timeout=0)
     await tb.reset()
     f = [await tb.alloc() for _ in range(6)]
     await tb.idle(2)
@@ -489,7 +490,7 @@ async def test_timeout(dut):
     a mismatch wins over a timeout in the same cycle; timeout 0 waits forever."""
     start_clock(dut)
     T = 20
-    tb = TB(dut, seed=61, timeout=T)
+    tb = TB(dut, seed=beryl_seed.seed(61, "test_timeout T"), timeout=T)
     await tb.reset()
     # alone: allocated in cycle a, the oldest waiting from a + 1; the return in a + 1 + T is in time
     f0 = await tb.alloc()
@@ -536,7 +537,7 @@ async def test_timeout(dut):
     assert (tb.mm, tb.to) == ((1, 5) if IN_ORDER else (0, 6))
     tb.assert_ok()
     # timeout 0: waits forever
-    tb = TB(dut, seed=62, timeout=0)
+    tb = TB(dut, seed=beryl_seed.seed(62, "test_timeout 0"), timeout=0)
     await tb.reset()
     f = await tb.alloc()
     await tb.idle(3000)
@@ -552,7 +553,7 @@ async def test_open_full_reset(dut):
     """A resolved frame waits for its last beat (and the frames behind it for it); DEPTH frames fill the FIFO
     (alloc_space low until one is popped); reset in the middle of traffic clears frames, tags and counters."""
     start_clock(dut)
-    tb = TB(dut, seed=63, timeout=40)
+    tb = TB(dut, seed=beryl_seed.seed(63, "test_open_full_reset"), timeout=40)
     await tb.reset()
     f = await tb.alloc(need=True, beats=3)
     await tb.ret(f, 0xA0)

@@ -24,6 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parents[1] / "common"))
 sys.path.insert(0, str(HERE.parents[0]))
+import beryl_seed  # noqa: E402
 from beryl_pcie_tb import PcieSystemTB  # noqa: E402
 from model import beryl_nic as N  # noqa: E402
 from model import beryl_regs as R  # noqa: E402
@@ -117,7 +118,7 @@ async def send_all(dut, nif, frames, txq=0, **kw):
 async def test_discovery(dut):
     """The chain lists the PCIe blocks then one NIC interface block per interface, whose build
     parameters match the wrapper's."""
-    tb, dev = await setup(dut)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(1, "test_discovery"))
     names = [b.name for b in dev.blocks]
     nif_count = param(dut, "IF_COUNT")
     assert names == ["id", "pcie", "msix"] + ["nic_if"] * nif_count + ["ptp"], names
@@ -153,7 +154,7 @@ async def test_loopback_lengths(dut):
     length and port; interface, port and per-queue counters add up."""
     if param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=2)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(2, "test_loopback_lengths"))
     rng = tb.rng
     nif = dev.interfaces[0]
     await nif.start(txq_count=2, rxq_count=1, log_size=6, rx_buf_size=16384, tx_buf_size=4096)
@@ -242,7 +243,7 @@ async def test_offloads(dut):
     selection against the Toeplitz reference over 4 RX queues."""
     if param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=3)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(3, "test_offloads"))
     rng = tb.rng
     nif = dev.interfaces[0]
     nq = 4
@@ -250,10 +251,17 @@ async def test_offloads(dut):
     table = [rng.randrange(nq) for _ in range(nif.p["RSS_TABLE_SIZE"])]
     await nif.set_rss(key=MS_KEY, table=table, hash_en=0x3F)
     pkts = scapy_frames(rng, 40 if not LONG else 200)
-    for p in pkts:
-        raw, start, off = partial_csum(p)
-        await send_all(dut, nif, [raw], csum=(start, off))
-    rx, _ = await pump(dut, [nif], len(pkts), 0)
+    # batches of 8, each received before the next, as in test_loopback_lengths: a loopback burst can outrun
+    # the RX path, which then drops and counts (all 40 in one burst lost 2 to RX_DROP_NO_SLOT with some seeds)
+    rx = []
+    for b in range(0, len(pkts), 8):
+        batch = pkts[b:b + 8]
+        for p in batch:
+            raw, start, off = partial_csum(p)
+            await send_all(dut, nif, [raw], csum=(start, off))
+        r, _ = await pump(dut, [nif], len(batch), 0)
+        rx += r
+    assert len(rx) == len(pkts)
     want = {bytes(p): p for p in pkts}
     for _, f, c in rx:
         assert f in want, "a frame arrived that was not sent (checksum not inserted as scapy computes it?)"
@@ -277,7 +285,7 @@ async def test_drops(dut):
     queue, a doorbell that overfills a ring: each dropped (or refused) and counted."""
     if param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=4)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(4, "test_drops"))
     rng = tb.rng
     nif = dev.interfaces[0]
     await nif.start(txq_count=2, rxq_count=3, log_size=5)
@@ -370,7 +378,7 @@ async def test_many_queues(dut):
     """Many TX queues with interleaved doorbells all drain, each queue's frames in order."""
     if param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=5)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(5, "test_many_queues"))
     rng = tb.rng
     nif = dev.interfaces[0]
     nq = 32 if not LONG else 128
@@ -407,7 +415,7 @@ async def test_interrupts(dut):
     """An armed CQ raises an event in its EQ, an armed EQ an MSI-X message on its vector."""
     if param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=6)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(6, "test_interrupts"))
     nif = dev.interfaces[0]
     nvec = await tb.ep.alloc_irq_vectors(4, 4)
     fired = []
@@ -436,7 +444,7 @@ async def test_cross(dut):
     """Two interfaces cabled to each other: each one's frames arrive at the other."""
     if param(dut, "LOOP") != 1:
         return
-    tb, dev = await setup(dut, seed=7)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(7, "test_cross"))
     a, b = dev.interfaces
     for nif in (a, b):
         await nif.start(txq_count=1, rxq_count=1, log_size=5)
@@ -459,7 +467,7 @@ async def test_timestamps(dut):
     roll over on the way, and the per-port corrections add as set (+100 ns TX, -30.5 ns RX). This test's
     monitor of the NIC's port samples the PTP time at every first beat: each TX timestamp is exactly that
     time plus the correction (the stamper at the port output returns it with the frame's tag)."""
-    tb, dev = await setup(dut, seed=11)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(11, "test_timestamps"))
     ptp = dev.ptp
     assert ptp is not None and ptp.nom_incr == 4 << 32
     loop = param(dut, "LOOP")
@@ -513,7 +521,7 @@ async def test_high_queue(dut):
     sends through its own completion queue, next to queue 0."""
     if param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=8)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(8, "test_high_queue"))
     nif = dev.interfaces[0]
     await nif.start(txq_count=1, rxq_count=1, log_size=5)
     top = nif.p["TXQ_COUNT"] - 1
@@ -534,7 +542,7 @@ async def test_ports(dut):
     assigned to, RX completions name the port a frame came in on, per-port counters add up."""
     if param(dut, "PORT_COUNT") < 2 or param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=9)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(9, "test_ports"))
     nif = dev.interfaces[0]
     await nif.start(txq_count=2, rxq_count=1, log_size=5, ports=[0, 1])
     fs = {0: [raw_frame(tb.rng, 200) for _ in range(5)], 1: [raw_frame(tb.rng, 300) for _ in range(7)]}
@@ -560,7 +568,7 @@ async def test_restart(dut):
     every frame of the second session arrives intact in the new ring."""
     if param(dut, "LOOP") != 0:
         return
-    tb, dev = await setup(dut, seed=9)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(9, "test_restart"))
     rng = tb.rng
     nif = dev.interfaces[0]
     for session in range(2):

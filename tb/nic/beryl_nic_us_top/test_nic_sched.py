@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parents[1] / "common"))
 sys.path.insert(0, str(HERE))
+import beryl_seed  # noqa: E402
 from model import beryl_nic as N  # noqa: E402
 from model import beryl_regs as R  # noqa: E402
 from test_beryl_nic_us_top import FirstBeatMonitor, raw_frame, setup as nic_setup, tod_units  # noqa: E402
@@ -126,7 +127,7 @@ async def post_and_wait(dut, nif, per_q, timeout_cycles=2000000):
 
 @cocotb.test()
 async def test_rate_limit(dut):
-    tb, dev = await setup(dut, seed=5)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(5, "test_rate_limit"))
     nif = dev.interfaces[0]
     assert await nif.rd("TX_SCHED") == 1
     await nif.start(txq_count=3, rxq_count=1, log_size=8)
@@ -258,7 +259,7 @@ def slot_of(t, start, period, slot):
 
 @cocotb.test()
 async def test_tdma(dut):
-    tb, dev = await setup(dut, seed=6)
+    tb, dev = await setup(dut, seed=beryl_seed.seed(6, "test_tdma"))
     nif = dev.interfaces[0]
     assert await nif.rd("TX_SCHED") == 2 and await nif.rd("TDMA_SLOTS_MAX") >= 2
     await nif.start(txq_count=2, rxq_count=1, log_size=8)

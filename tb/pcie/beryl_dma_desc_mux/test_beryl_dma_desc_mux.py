@@ -5,7 +5,6 @@ order). Checks: every descriptor reaches the engine exactly once, unmodified, in
 tag = {client, client tag}; every status reaches its client only, once, with its tag and error code;
 round robin: while a client waits, every other client gets at most one grant. No stalls, idle,
 backpressure, both."""
-import random
 import sys
 from pathlib import Path
 
@@ -13,6 +12,8 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 MODES = [(0.0, 0.0), (0.6, 0.0), (0.0, 0.5), (0.6, 0.5)]
 
@@ -31,7 +32,7 @@ async def test_mux(dut):
     tw = len(d.m_desc_tag)
     sel_w = (ports - 1).bit_length() if ports > 1 else 0
     assert tw == ctw + sel_w
-    rng = random.Random(ports)
+    rng = beryl_seed.rng(ports, "test_mux")
     Clock(d.clk, 4, unit="ns").start()
     d.s_desc_valid.value = 0
     d.m_desc_ready.value = 0

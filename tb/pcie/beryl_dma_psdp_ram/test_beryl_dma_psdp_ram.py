@@ -41,6 +41,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 import beryl_sim  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
@@ -249,7 +250,7 @@ MODES = [
 @cocotb.test()
 async def test_random(dut):
     """Random writes (random byte enables) and reads on all segments in every mode, checked every cycle."""
-    tb = TB(dut, seed=41 + ROWS + SEG)
+    tb = TB(dut, seed=beryl_seed.seed(41 + ROWS + SEG, "test_random"))
     await tb.start()
     scale = 4 if LONG else 1
     for m in MODES:
@@ -274,7 +275,7 @@ async def test_random(dut):
 async def test_each_segment(dut):
     """Per segment alone (the others idle): fill a row byte by byte, read it back in the cycle after each write
     and during the next; the other segments' same row stays as it was."""
-    tb = TB(dut, seed=42)
+    tb = TB(dut, seed=beryl_seed.seed(42, "test_each_segment"))
     await tb.start()
     idle = [None] * SEG
     for s in range(SEG):
@@ -304,7 +305,7 @@ async def test_each_segment(dut):
 async def test_reset(dut):
     """Reset drops a held word (also with no command at any input: the gate must open for the reset), keeps
     the rows, accepts writes during it; reset in the middle of random traffic."""
-    tb = TB(dut, seed=43 + ROWS)
+    tb = TB(dut, seed=beryl_seed.seed(43 + ROWS, "test_reset"))
     await tb.start()
     idle = [None] * SEG
     full = (1 << SEG) - 1

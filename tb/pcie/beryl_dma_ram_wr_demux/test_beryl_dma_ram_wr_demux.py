@@ -5,13 +5,14 @@ exactly one handshake at the client the top row-address bits name, with the low 
 byte enables unchanged, in the same cycle; no client write without an engine write. At the end every
 client RAM equals the slice of a flat Python memory model it owns. No stalls, idle, backpressure, both."""
 import os
-import random
 import sys
 from pathlib import Path
 
 import cocotb
 import pytest
 from cocotb.triggers import Timer
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 
 MODES = [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)]
 SEG = 2
@@ -37,7 +38,7 @@ async def test_writes(dut):
     dw = len(d.s_ram_wr_cmd_data) // SEG
     bw = dw // 8
     assert caw == aw - (ports - 1).bit_length()
-    rng = random.Random(ports)
+    rng = beryl_seed.rng(ports, "test_writes")
     flat = [dict() for _ in range(SEG)]                              # seg -> row -> word
     client = [[dict() for _ in range(SEG)] for _ in range(ports)]    # client -> seg -> row -> word
     d.s_ram_wr_cmd_valid.value = 0

@@ -17,6 +17,7 @@ from cocotb.triggers import RisingEdge, ClockCycles
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from pcie_tlp import MemReq, Cpl, CPL_SC, CPL_UR, CPL_CA, split_completions  # noqa: E402
+import beryl_seed  # noqa: E402
 
 DMA_OK, DMA_ERR_TIMEOUT, DMA_ERR_UR, DMA_ERR_CA, DMA_ERR_POISON, DMA_ERR_LEN = range(6)
 HOST_BASE = 0x1_2340_0000   # above 4 GiB: 64-bit addressing is exercised
@@ -245,28 +246,30 @@ def check(tb, expect):
 
 @cocotb.test()
 async def test_random_no_stalls(dut):
-    await run_random(dut, 1, 40, 0.0, 0.0, min(max_len(dut), 16384))
+    await run_random(dut, beryl_seed.seed(1, "test_random_no_stalls"), 40, 0.0, 0.0, min(max_len(dut), 16384))
 
 
 @cocotb.test()
 async def test_random_idle_and_backpressure(dut):
-    await run_random(dut, 2, 40, 0.3, 0.3, min(max_len(dut), 16384))
+    await run_random(dut, beryl_seed.seed(2, "test_random_idle_and_backpressure"), 40, 0.3, 0.3,
+                     min(max_len(dut), 16384))
 
 
 @cocotb.test()
 async def test_random_idle(dut):
-    await run_random(dut, 3, 30, 0.5, 0.0, min(max_len(dut), 8192))
+    await run_random(dut, beryl_seed.seed(3, "test_random_idle"), 30, 0.5, 0.0, min(max_len(dut), 8192))
 
 
 @cocotb.test()
 async def test_random_backpressure(dut):
-    await run_random(dut, 4, 30, 0.0, 0.5, min(max_len(dut), 8192))
+    await run_random(dut, beryl_seed.seed(4, "test_random_backpressure"), 30, 0.0, 0.5, min(max_len(dut), 8192))
 
 
 @cocotb.test()
 async def test_max_length_and_many_tags(dut):
     """Two maximum-size descriptors back to back; every tag gets used, none reused early."""
-    tb = Bench(dut, 5, mrrs=0)   # 128-byte requests: 512 requests per 64 KiB
+    # 128-byte requests: 512 requests per 64 KiB
+    tb = Bench(dut, beryl_seed.seed(5, "test_max_length_and_many_tags"), mrrs=0)
     await tb.reset()
     n = max_len(dut)
     await tb.submit(HOST_BASE + 3, 1, n, 7)
@@ -283,7 +286,7 @@ async def test_max_length_and_many_tags(dut):
 async def test_errors_and_recovery(dut):
     """UR, CA, poisoned data, lost completion and unexpected completions: each descriptor gets
     its error status and counter, and traffic after them completes correctly."""
-    tb = Bench(dut, 6, mrrs=1)
+    tb = Bench(dut, beryl_seed.seed(6, "test_errors_and_recovery"), mrrs=1)
     await tb.reset()
     kinds = {"ur": DMA_ERR_UR, "ca": DMA_ERR_CA, "poison": DMA_ERR_POISON, "drop": DMA_ERR_TIMEOUT}
     expect_err = {}
@@ -318,7 +321,7 @@ async def test_errors_and_recovery(dut):
 
 @cocotb.test()
 async def test_no_requests_without_bus_master(dut):
-    tb = Bench(dut, 7)
+    tb = Bench(dut, beryl_seed.seed(7, "test_no_requests_without_bus_master"))
     await tb.reset()
     dut.bus_master_en.value = 0
     cocotb.start_soon(tb.submit(HOST_BASE, 0, 512, 1))
@@ -331,7 +334,7 @@ async def test_no_requests_without_bus_master(dut):
 
 @cocotb.test()
 async def test_without_extended_tags(dut):
-    tb = Bench(dut, 8, mrrs=0)
+    tb = Bench(dut, beryl_seed.seed(8, "test_without_extended_tags"), mrrs=0)
     await tb.reset()
     dut.ext_tag_en.value = 0
     await tb.submit(HOST_BASE + 1, 2, 16384, 1)

@@ -23,6 +23,7 @@ from cocotb.triggers import ClockCycles, RisingEdge
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from tlp_sink_simple import Cycle, TlpSinkSimple  # noqa: E402
 from pcie_tlp import parse_mem_hdr  # noqa: E402
+import beryl_seed  # noqa: E402
 import beryl_sim  # noqa: E402
 
 DMA_OK = 0
@@ -292,7 +293,7 @@ def knobs(tb, mode):
 @cocotb.test()
 async def test_edge_lengths(dut):
     """Edge lengths at every host/RAM byte alignment mix, MPS 128/256/512, all stall modes."""
-    tb = TB(dut, seed=11)
+    tb = TB(dut, seed=beryl_seed.seed(11, "test_edge_lengths"))
     await tb.reset()
     tag = 0
     bb = tb.beat_bytes
@@ -327,7 +328,7 @@ async def test_edge_lengths(dut):
 @cocotb.test()
 async def test_random(dut):
     """Random lengths 1..65536, random alignments, MPS 128/256/512, queued descriptors."""
-    tb = TB(dut, seed=22)
+    tb = TB(dut, seed=beryl_seed.seed(22, "test_random"))
     await tb.reset()
     soak = int(os.environ.get("DMA_WR_SOAK", "0"))
     tag = 0
@@ -356,7 +357,7 @@ async def test_random(dut):
 @cocotb.test()
 async def test_mps_all(dut):
     """Every MPS encoding (128..4096, and reserved 6/7 treated as 4096)."""
-    tb = TB(dut, seed=33)
+    tb = TB(dut, seed=beryl_seed.seed(33, "test_mps_all"))
     await tb.reset()
     knobs(tb, 3)
     tag = 0
@@ -376,7 +377,7 @@ async def test_mps_all(dut):
 @cocotb.test()
 async def test_len_errors(dut):
     """Length 0 and lengths above 2^(LEN_W-1) return DMA_ERR_LEN in order, without traffic."""
-    tb = TB(dut, seed=44)
+    tb = TB(dut, seed=beryl_seed.seed(44, "test_len_errors"))
     await tb.reset()
     knobs(tb, 3)
     tb.set_mps(256)
@@ -395,7 +396,7 @@ async def test_len_errors(dut):
 @cocotb.test()
 async def test_bus_master(dut):
     """No TLP while bus_master_en = 0; queued descriptors wait and then complete."""
-    tb = TB(dut, seed=55)
+    tb = TB(dut, seed=beryl_seed.seed(55, "test_bus_master"))
     await tb.reset()
     knobs(tb, 0)
     tb.set_mps(128)
@@ -428,7 +429,7 @@ async def test_bus_master(dut):
 @cocotb.test()
 async def test_throughput(dut):
     """Beats per cycle, no stalls, RAM latency 3: 64 KiB descriptors and short ones (logged)."""
-    tb = TB(dut, seed=66)
+    tb = TB(dut, seed=beryl_seed.seed(66, "test_throughput"))
     await tb.reset()
     knobs(tb, 0)
     tb.lat_min = tb.lat_max = 3

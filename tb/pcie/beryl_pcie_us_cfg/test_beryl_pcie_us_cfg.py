@@ -41,6 +41,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, Event, RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 import beryl_sim  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
@@ -258,7 +259,7 @@ def read_count(base):
 async def test_fast_core(dut):
     """Answers one cycle after each read: reads repeat every CFG_POLL_CYCLES, ext_tag_en follows
     bit 8 both ways, status outputs follow their inputs every cycle."""
-    tb = TB(dut, seed=41)
+    tb = TB(dut, seed=beryl_seed.seed(41, "test_fast_core"))
     await tb.start()
     n = read_count(40 if LONG else 16)
     await tb.wait_reads(n)
@@ -275,7 +276,7 @@ async def test_fast_core(dut):
 async def test_slow_core(dut):
     """Answers after 2 .. 60 cycles and stray read_write_done pulses while no read is pending:
     the read is held until its answer, stray pulses change nothing."""
-    tb = TB(dut, seed=42)
+    tb = TB(dut, seed=beryl_seed.seed(42, "test_slow_core"))
     tb.delay = (2, 60)
     tb.spurious = 0.1
     await tb.start()
@@ -292,7 +293,7 @@ async def test_no_answer(dut):
     """The core never answers: the read stays pending, ext_tag_en keeps its last value, the status
     outputs keep working (no timeout in this module). A late answer resumes polling; a reset with
     a read pending drops it, clears ext_tag_en and starts polling again."""
-    tb = TB(dut, seed=43)
+    tb = TB(dut, seed=beryl_seed.seed(43, "test_no_answer"))
     tb.ext_tag_prob = 1.0
     await tb.start()
     await tb.wait_reads(1)
@@ -336,7 +337,7 @@ async def test_no_answer(dut):
 async def test_reset(dut):
     """Resets of 1 .. 3 cycles with a read pending, in the very cycle of its answer (the answer
     must be lost) and in the pause: reset values, a read soon after, ext_tag_en from its answer."""
-    tb = TB(dut, seed=44)
+    tb = TB(dut, seed=beryl_seed.seed(44, "test_reset"))
     tb.delay = (2, 12)
     await tb.start()
     for rep in range(24 if LONG else 9):

@@ -94,11 +94,15 @@ class TB:
         self.rc_straddle = bool(dut_param(dut, "RC_STRADDLE", self.width == 512))
         self.log.info("RQ straddle %s, RC straddle %s", self.rq_straddle, self.rc_straddle)
 
-        self.rx_req = TlpStreamSink(dut, "rx_req", dut.clk, dut.rst, sideband=["bar_id"], seed=1)
-        self.tx_cpl = TlpStreamSource(dut, "tx_cpl", dut.clk, dut.rst, seed=2)
-        self.tx_req = TlpStreamSource(dut, "tx_req", dut.clk, dut.rst, seed=3)
-        self.rx_cpl = TlpStreamSink(dut, "rx_cpl", dut.clk, dut.rst,
-                                    sideband=["err_code", "req_done"], seed=4)
+        # the stream models' idle and backpressure patterns follow the knob too
+        self.rx_req = TlpStreamSink(dut, "rx_req", dut.clk, dut.rst, sideband=["bar_id"],
+                                    seed=beryl_seed.seed(1, "beryl_pcie_us_if rx_req"))
+        self.tx_cpl = TlpStreamSource(dut, "tx_cpl", dut.clk, dut.rst,
+                                      seed=beryl_seed.seed(2, "beryl_pcie_us_if tx_cpl"))
+        self.tx_req = TlpStreamSource(dut, "tx_req", dut.clk, dut.rst,
+                                      seed=beryl_seed.seed(3, "beryl_pcie_us_if tx_req"))
+        self.rx_cpl = TlpStreamSink(dut, "rx_cpl", dut.clk, dut.rst, sideband=["err_code", "req_done"],
+                                    seed=beryl_seed.seed(4, "beryl_pcie_us_if rx_cpl"))
         self.streams_src = [self.tx_cpl, self.tx_req]
         self.streams_sink = [self.rx_req, self.rx_cpl]
 

@@ -21,7 +21,6 @@ poison; random descriptors with the reserved bits set at random (they must not m
 BERYL_LONG=1 runs more random descriptors.
 """
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ import cocotb
 from cocotb.triggers import Timer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+import beryl_seed  # noqa: E402
 import beryl_sim  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
@@ -159,7 +159,7 @@ class TB:
 @cocotb.test()
 async def test_field_values(dut):
     """Every value of each small field and the corners of the counts, the other fields random."""
-    tb, rng = TB(dut), random.Random(31)
+    tb, rng = TB(dut), beryl_seed.rng(31, "test_field_values")
     sweeps = {
         "err": range(16), "status": range(8), "tc": range(8), "attr": range(8),
         "locked": range(2), "req_done": range(2), "poisoned": range(2),
@@ -207,7 +207,7 @@ async def test_walking_one(dut):
 @cocotb.test()
 async def test_error_codes(dut):
     """Every error code (PG213's and the reserved ones) with every status, poisoned or not."""
-    tb, rng = TB(dut), random.Random(32)
+    tb, rng = TB(dut), beryl_seed.rng(32, "test_error_codes")
     seen = set()
     for err in range(16):
         for status in range(8):
@@ -225,7 +225,7 @@ async def test_error_codes(dut):
 @cocotb.test()
 async def test_random(dut):
     """Random legal descriptors with random reserved bits."""
-    tb, rng = TB(dut), random.Random(33)
+    tb, rng = TB(dut), beryl_seed.rng(33, "test_random")
     for _ in range(20000 if LONG else 3000):
         await tb.check(random_fields(rng), rng.getrandbits(4), "random")
     tb.done()
@@ -240,7 +240,7 @@ def test_reference_matches_cocotbext_pcie():
     from cocotbext.pcie.core.tlp import TlpType
     from cocotbext.pcie.core.utils import PcieId
     from cocotbext.pcie.xilinx.us.tlp import Tlp_us
-    rng = random.Random(34)
+    rng = beryl_seed.rng(34, "test_reference_matches_cocotbext_pcie")
     for n in range(3000):
         f = random_fields(rng)
         if n < 40:      # the corners first

@@ -20,6 +20,7 @@ from cocotbext.pcie.core.caps import PciCapId
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "model"))
 import beryl_regs as R  # noqa: E402
+import beryl_seed  # noqa: E402
 from beryl_pcie_tb import PcieSystemTB  # noqa: E402
 
 DMA_OK, DMA_ERR_TIMEOUT, DMA_ERR_UR, DMA_ERR_CA, DMA_ERR_POISON, DMA_ERR_LEN = range(6)
@@ -192,8 +193,8 @@ async def dma_round_trips(tb, count, max_len, seed, in_flight=4):
 @cocotb.test()
 async def test_dma_random(dut):
     tb = await setup(dut)
-    await dma_round_trips(tb, 24, 65536, seed=1)
-    await dma_round_trips(tb, 16, 9000, seed=2, in_flight=8)
+    await dma_round_trips(tb, 24, 65536, seed=beryl_seed.seed(1, "test_dma_random 64k"))
+    await dma_round_trips(tb, 16, 9000, seed=beryl_seed.seed(2, "test_dma_random 9000"), in_flight=8)
     assert tb.gaps.gaps == 0, f"{tb.gaps.gaps} mid-TLP gaps on RQ/CC"
     assert await tb.read_reg("pcie", "dma_rd_desc_count") == 40
     assert await tb.read_reg("pcie", "dma_wr_desc_count") == 40
@@ -201,11 +202,11 @@ async def test_dma_random(dut):
 
 @cocotb.test()
 async def test_dma_random_stalls(dut):
-    tb = await setup(dut)
+    tb = await setup(dut, seed=beryl_seed.seed(1, "test_dma_random_stalls stalls"))
     tb.set_stalls(idle=0.3, backpressure=0.3)
-    await dma_round_trips(tb, 16, 20000, seed=3)
+    await dma_round_trips(tb, 16, 20000, seed=beryl_seed.seed(3, "test_dma_random_stalls both"))
     tb.set_stalls(idle=0.0, backpressure=0.6)
-    await dma_round_trips(tb, 8, 8192, seed=4)
+    await dma_round_trips(tb, 8, 8192, seed=beryl_seed.seed(4, "test_dma_random_stalls bp"))
     assert tb.gaps.gaps == 0, f"{tb.gaps.gaps} mid-TLP gaps on RQ/CC"
 
 
@@ -217,7 +218,7 @@ async def test_dma_small_mps_and_mrrs(dut):
     await tb.init(mps=0, mrrs=0, ext_tag=False)
     host = await tb.read_reg("pcie", "host_cfg")
     assert host & 7 == 0 and (host >> 4) & 7 == 0 and (host >> 8) & 1 == 0, hex(host)
-    await dma_round_trips(tb, 8, 16384, seed=5)
+    await dma_round_trips(tb, 8, 16384, seed=beryl_seed.seed(5, "test_dma_small_mps_and_mrrs"))
 
 
 @cocotb.test()
@@ -249,7 +250,7 @@ async def test_dma_errors(dut):
     tb.wr.submit(0x1000, 0, 0, 5)
     assert await tb.wr.wait(5) == DMA_ERR_LEN
     # the engines recover
-    await dma_round_trips(tb, 4, 20000, seed=6)
+    await dma_round_trips(tb, 4, 20000, seed=beryl_seed.seed(6, "test_dma_errors"))
     assert ram_size
 
 

@@ -16,7 +16,6 @@ snapshot atomicity (all fields from one cycle, snap each cycle while the clock r
 exactly at rollovers and never on steps; random command soup.
 """
 import os
-import random
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -262,7 +261,7 @@ async def test_steps(dut):
         await tb.cycle_(s)
         await tb.run(7)
     # back-to-back commands, one per cycle, mixed
-    rng = random.Random(7)
+    rng = beryl_seed.rng(7, "test_steps")
     for _ in range(200):
         k = rng.random()
         if k < 0.3:

@@ -18,7 +18,6 @@ edges, backward steps, steps during a pulse and during a resync, enable/disable 
 past start, illegal configurations, random soup.
 """
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -230,7 +229,7 @@ async def test_periods(dut):
     """Integer / fractional / multi-second periods and 1 PPS: every edge at its exact cycle, widths."""
     tb = TB(dut)
     await tb.reset()
-    rng = random.Random(3)
+    rng = beryl_seed.rng(3, "test_periods")
     n = 4 if LONG else 1
     cases = [  # (start offset from now in 2^-16 ns, period, width, tod incr 2^-16 ns, jitter, cycles)
         (ns16(500), (0, 1000, 0), 300, ns16(37, 0x4000), 0, 3000),
@@ -258,7 +257,7 @@ async def test_steps(dut):
     """Forward steps past a few and ~10^10 edges, backward steps, steps in a pulse and in a resync."""
     tb = TB(dut)
     await tb.reset()
-    rng = random.Random(5)
+    rng = beryl_seed.rng(5, "test_steps")
     incr = ns16(4)
     await tb.arm(Cfg((0, 1000), (0, 100, NS // 4), 30), incr)
     await tb.run(300, incr)

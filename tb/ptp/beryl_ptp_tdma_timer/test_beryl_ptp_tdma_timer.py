@@ -20,7 +20,6 @@ boundaries; forward/backward steps (within a slot, to the next interval, across 
 before the start, during a search); enable/re-arm; bad configurations; a random mix.
 """
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -222,7 +221,7 @@ async def test_schedules(dut):
     fractional and jittery increments; the benchmark's 200 us period with two 100 us slots."""
     tb = TB(dut)
     await tb.reset()
-    rng = random.Random(1)
+    rng = beryl_seed.rng(1, "test_schedules")
     tb.t16 = at(100, 5)
     n = SLOTS_MAX
     cases = [  # (period, slot, count, incr16, jitter16, cycles)
@@ -255,7 +254,7 @@ async def test_second_rollover(dut):
     10^9 ns), reached by counting and by steps to just before a second."""
     tb = TB(dut)
     await tb.reset()
-    rng = random.Random(2)
+    rng = beryl_seed.rng(2, "test_second_rollover")
     tb.t16 = at(7, 999_999_000)
     await tb.arm(Cfg((7, 999_999_500), 777, 250, min(3, SLOTS_MAX)), 4 * NS)
     await tb.run(1200, 4 * NS)
@@ -304,7 +303,7 @@ async def test_steps(dut):
     periods, backwards out of the slot, before the start and during a search re-find it."""
     tb = TB(dut)
     await tb.reset()
-    rng = random.Random(4)
+    rng = beryl_seed.rng(4, "test_steps")
     tb.t16 = at(500, 0)
     cnt = min(3, SLOTS_MAX)
     c = Cfg((500, 2000), 10_000, 3000, cnt)
