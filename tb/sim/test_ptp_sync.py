@@ -41,9 +41,12 @@ def test_sync_100ppm(tools, tmp_path):
     assert r["probe_samples"] > 1000
     assert r["convergence_exchanges"] is not None and r["convergence_exchanges"] <= 15, r
     assert abs(r["delay_ns"] - 500) <= 4, r
-    # the slave's correction cancels the oscillator: (1 + 100e-6)(1 + f) = 1 to within 20 ppm
-    # (the proportional term moves the instantaneous setting with every sample)
-    assert abs((1 + 100e-6) * (1 + r["slave_freq_ppb"] * 1e-9) - 1) < 20e-6, r
+    # the slave's correction cancels the oscillator: (1 + 100e-6)(1 + f) = 1 for f averaged over the
+    # settled exchanges, to within 5 ppm (docs/figures/ptp_sync.json: 0.2 ppm). Not the last setting: the
+    # proportional term moves it by offset / interval with every sample (1.7 ns / 100 us = 17 ppm), and the
+    # exchanges' spacing in simulated time depends on how the two processes are scheduled (simulated time
+    # runs while the tool waits): the last setting was 25 ppm off on a loaded machine
+    assert abs((1 + 100e-6) * (1 + r["mean_freq_ppb"] * 1e-9) - 1) < 5e-6, r
 
     if not shutil.which("tshark"):
         pytest.skip("tshark not installed: PTP frame decoding not checked")
