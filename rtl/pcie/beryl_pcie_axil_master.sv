@@ -4,6 +4,9 @@
 // defined outcome: decode errors read as all-ones and are counted; unsupported requests are
 // counted and, once their last beat is taken, answered with UR when non-posted (reads, IO,
 // configuration, atomics, with or without data) or dropped when posted (memory writes, messages).
+// A request the PCIe core discontinued (rx_req_tlp_bad with its last beat) is discarded and
+// counted: not acted on, not answered. Writes are carried out beat by beat, so of a write longer
+// than one stream beat (16 DW at 512 bits, 8 at 256) only the DWs of its last beat are discarded.
 // Throughput: one DW per ~3 cycles.
 `default_nettype none
 
@@ -25,6 +28,7 @@ module beryl_pcie_axil_master #(
   input  wire logic [2:0]             rx_req_tlp_bar_id,
   input  wire logic                   rx_req_tlp_sop,
   input  wire logic                   rx_req_tlp_eop,
+  input  wire logic                   rx_req_tlp_bad,    // with eop: the core discontinued it
   input  wire logic                   rx_req_tlp_valid,
   output logic                        rx_req_tlp_ready,
 
@@ -65,7 +69,8 @@ module beryl_pcie_axil_master #(
   // statistics (32-bit, wrapping)
   output logic [31:0]                 stat_rd_unmapped,     // reads that hit no register (DECERR/SLVERR)
   output logic [31:0]                 stat_wr_unmapped,     // writes that hit no register
-  output logic [31:0]                 stat_req_unsupported  // wrong BAR, non-memory type, reads over one beat
+  output logic [31:0]                 stat_req_unsupported, // wrong BAR, non-memory type, reads over one beat
+  output logic [31:0]                 stat_req_discarded    // discontinued by the core (rx_req_tlp_bad)
 );
 
   localparam int MAX_RD_DW = TLP_STRB_W;   // a read is answered in one completion beat
@@ -204,6 +209,9 @@ module beryl_pcie_axil_master #(
         if (rx_req_tlp_valid && !rx_req_tlp_sop) begin
           // a stray beat outside a TLP: taken and counted, never acted on
           stat_req_unsupported <= stat_req_unsupported + 32'd1;
+        end else if (rx_req_tlp_valid && rx_req_tlp_eop && rx_req_tlp_bad) begin
+          // a one-beat request the core discontinued: discarded whole
+          stat_req_discarded <= stat_req_discarded + 32'd1;
         end else if (rx_req_tlp_valid) begin
           req_q      <= in_hdr;
           beat_q     <= rx_req_tlp_data;
@@ -265,6 +273,10 @@ module beryl_pcie_axil_master #(
           dw_q    <= dw_q + 11'd1;
           addr_q  <= addr_q + AXIL_ADDR_W'(4);
           state_q <= S_WR_ADDR;
+        end else if (rx_req_tlp_valid && rx_req_tlp_eop && rx_req_tlp_bad) begin
+          // the write's last beat says the core discontinued it: that beat's DWs are not written
+          stat_req_discarded <= stat_req_discarded + 32'd1;
+          state_q            <= S_IDLE;
         end else if (rx_req_tlp_valid) begin
           beat_q  <= rx_req_tlp_data;
           dw_q    <= dw_q + 11'd1;
@@ -273,7 +285,11 @@ module beryl_pcie_axil_master #(
         end
       end
       S_CPL: if (tx_cpl_tlp_ready) state_q <= S_IDLE;
-      S_DRAIN: if (rx_req_tlp_valid && rx_req_tlp_eop) state_q <= ur_q ? S_CPL : S_IDLE;
+      S_DRAIN: begin
+        // an unsupported request the core discontinued is discarded: no UR for it
+        if (rx_req_tlp_valid && rx_req_tlp_eop) state_q <= (ur_q && !rx_req_tlp_bad) ? S_CPL : S_IDLE;
+        if (rx_req_tlp_valid && rx_req_tlp_eop && rx_req_tlp_bad) stat_req_discarded <= stat_req_discarded + 32'd1;
+      end
       default: state_q <= S_IDLE;
     endcase
     if (rst) begin
@@ -281,6 +297,7 @@ module beryl_pcie_axil_master #(
       stat_rd_unmapped     <= '0;
       stat_wr_unmapped     <= '0;
       stat_req_unsupported <= '0;
+      stat_req_discarded   <= '0;
     end
   end
 

@@ -2,6 +2,8 @@
 // DMA read engine: host memory -> device RAM. Splits descriptors into memory reads (<= MRRS,
 // never across 4 KiB), keeps up to PCIE_TAG_COUNT requests outstanding, and writes completions,
 // in any order across tags, into the segmented RAM at one full-width beat per cycle (latency 3).
+// A completion the PCIe core discontinued (rx_cpl_tlp_bad) ends or marks its descriptor with
+// DMA_ERR_POISON: its data has already gone to the RAM and must not be used.
 `default_nettype none
 
 module beryl_pcie_dma_rd #(
@@ -48,6 +50,7 @@ module beryl_pcie_dma_rd #(
   input  wire logic [127:0]                   rx_cpl_tlp_hdr,
   input  wire logic                           rx_cpl_tlp_sop,
   input  wire logic                           rx_cpl_tlp_eop,
+  input  wire logic                           rx_cpl_tlp_bad,   // with eop: discontinued by the core
   input  wire logic                           rx_cpl_tlp_valid,
   output logic                                rx_cpl_tlp_ready,
 
@@ -70,7 +73,8 @@ module beryl_pcie_dma_rd #(
   output logic [31:0]                         stat_err_ur,
   output logic [31:0]                         stat_err_ca,
   output logic [31:0]                         stat_err_poison,
-  output logic [31:0]                         stat_cpl_unexpected
+  output logic [31:0]                         stat_cpl_unexpected,
+  output logic [31:0]                         stat_cpl_discarded  // completions with rx_cpl_tlp_bad
 );
 
   localparam int BEAT_BYTES = TLP_DATA_W / 8;
@@ -260,6 +264,7 @@ module beryl_pcie_dma_rd #(
   logic [TLP_STRB_W-1:0] a_strb_q;
   logic                  a_sop_q;
   logic                  a_eop_q;
+  logic                  a_bad_q;     // with a_eop_q: the core discontinued the completion
   // requester/completer ids, BCM and DW3 are not needed to place the data
   /* verilator lint_off UNUSEDSIGNAL */
   beryl_pcie_pkg::tlp_cpl_hdr_t a_hdr_q;
@@ -276,6 +281,7 @@ module beryl_pcie_dma_rd #(
         a_strb_q <= rx_cpl_tlp_strb;
         a_sop_q  <= rx_cpl_tlp_sop;
         a_eop_q  <= rx_cpl_tlp_eop;
+        a_bad_q  <= rx_cpl_tlp_eop && rx_cpl_tlp_bad;
       end
       if (rx_cpl_tlp_valid && rx_cpl_tlp_sop) a_hdr_q <= rx_cpl_tlp_hdr;
     end
@@ -381,6 +387,7 @@ module beryl_pcie_dma_rd #(
   logic                  b_done_q;     // last beat of the request's last completion
   logic                  b_eop_q;
   logic                  b_unexp_q;    // completion for a tag that is not outstanding
+  logic                  b_bad_q;      // last beat of a completion the core discontinued
   logic [PT_W-1:0]       b_tag_q;
   logic [3:0]            b_err_q;
   logic [12:0]           b_nbytes_q;   // bytes this beat writes (for statistics)
@@ -397,8 +404,12 @@ module beryl_pcie_dma_rd #(
         b_done_q   <= a_eop_q && b_last && b_ok;
         b_eop_q    <= a_eop_q;
         b_unexp_q  <= a_sop_q && !a_tag_ok;
+        b_bad_q    <= a_bad_q;
         b_tag_q    <= b_tag;
-        b_err_q    <= b_ok ? b_err : beryl_pcie_pkg::DMA_OK;
+        // a discontinued completion's data (already on its way to the RAM) is not trusted: its
+        // request ends (or goes on) marked as poisoned, unless it already carries another error
+        b_err_q    <= !b_ok ? beryl_pcie_pkg::DMA_OK
+                    : (a_bad_q && b_err == beryl_pcie_pkg::DMA_OK) ? beryl_pcie_pkg::DMA_ERR_POISON : b_err;
         b_nbytes_q <= b_ok ? 13'(b_end - b_start) : 13'd0;
       end
     end
@@ -431,6 +442,7 @@ module beryl_pcie_dma_rd #(
   logic                    c_done_q;
   logic                    c_eop_q;
   logic                    c_unexp_q;
+  logic                    c_bad_q;
   logic [PT_W-1:0]         c_tag_q;
   logic [3:0]              c_err_q;
   logic [12:0]             c_nbytes_q;
@@ -451,6 +463,7 @@ module beryl_pcie_dma_rd #(
         c_done_q   <= b_done_q;
         c_eop_q    <= b_eop_q;
         c_unexp_q  <= b_unexp_q;
+        c_bad_q    <= b_bad_q;
         c_tag_q    <= b_tag_q;
         c_err_q    <= b_err_q;
         c_nbytes_q <= b_nbytes_q;
@@ -626,6 +639,7 @@ module beryl_pcie_dma_rd #(
     // statistics
     if (adv && c_valid_q) stat_bytes <= stat_bytes + 32'(c_nbytes_q);
     if (adv && c_valid_q && c_unexp_q) stat_cpl_unexpected <= stat_cpl_unexpected + 32'd1;
+    if (adv && c_valid_q && c_bad_q) stat_cpl_discarded <= stat_cpl_discarded + 32'd1;
 
     if (rst) begin
       rd_desc_status_valid <= 1'b0;
@@ -643,6 +657,7 @@ module beryl_pcie_dma_rd #(
       stat_err_ca          <= '0;
       stat_err_poison      <= '0;
       stat_cpl_unexpected  <= '0;
+      stat_cpl_discarded   <= '0;
     end
   end
 

@@ -38,6 +38,7 @@ module beryl_pcie_host_if #(
   input  wire logic [2:0]                  rx_req_tlp_bar_id,
   input  wire logic                        rx_req_tlp_sop,
   input  wire logic                        rx_req_tlp_eop,
+  input  wire logic                        rx_req_tlp_bad,   // with eop: discard (PG213 discontinue)
   input  wire logic                        rx_req_tlp_valid,
   output logic                             rx_req_tlp_ready,
 
@@ -62,6 +63,7 @@ module beryl_pcie_host_if #(
   input  wire logic [127:0]                rx_cpl_tlp_hdr,
   input  wire logic                        rx_cpl_tlp_sop,
   input  wire logic                        rx_cpl_tlp_eop,
+  input  wire logic                        rx_cpl_tlp_bad,   // with eop: data not trusted
   input  wire logic                        rx_cpl_tlp_valid,
   output logic                             rx_cpl_tlp_ready,
 
@@ -156,7 +158,7 @@ module beryl_pcie_host_if #(
   logic [31:0] bar_wdata, bar_rdata;
   logic [3:0]  bar_wstrb;
   logic [1:0]  bar_bresp, bar_rresp;
-  logic [31:0] stat_rd_unmapped, stat_wr_unmapped, stat_req_unsupported;
+  logic [31:0] stat_rd_unmapped, stat_wr_unmapped, stat_req_unsupported, stat_req_discarded;
 
   beryl_pcie_axil_master #(
     .TLP_DATA_W  (TLP_DATA_W),
@@ -171,6 +173,7 @@ module beryl_pcie_host_if #(
     .rx_req_tlp_bar_id    (rx_req_tlp_bar_id),
     .rx_req_tlp_sop       (rx_req_tlp_sop),
     .rx_req_tlp_eop       (rx_req_tlp_eop),
+    .rx_req_tlp_bad       (rx_req_tlp_bad),
     .rx_req_tlp_valid     (rx_req_tlp_valid),
     .rx_req_tlp_ready     (rx_req_tlp_ready),
     .tx_cpl_tlp_data      (tx_cpl_tlp_data),
@@ -201,7 +204,8 @@ module beryl_pcie_host_if #(
     .m_axil_rready        (bar_rready),
     .stat_rd_unmapped     (stat_rd_unmapped),
     .stat_wr_unmapped     (stat_wr_unmapped),
-    .stat_req_unsupported (stat_req_unsupported)
+    .stat_req_unsupported (stat_req_unsupported),
+    .stat_req_discarded   (stat_req_discarded)
   );
 
   // each slave uses only the address bits of its own window
@@ -323,6 +327,7 @@ module beryl_pcie_host_if #(
   logic mxq_sop, mxq_eop, mxq_valid, mxq_ready;
 
   logic [31:0] rd_desc_done, rd_bytes, rd_err_timeout, rd_err_ur, rd_err_ca, rd_err_poison, rd_cpl_unexpected;
+  logic [31:0] rd_cpl_discarded;
   logic [31:0] wr_desc_done, wr_bytes;
 
   beryl_pcie_dma_rd #(
@@ -358,6 +363,7 @@ module beryl_pcie_host_if #(
     .rx_cpl_tlp_hdr       (rx_cpl_tlp_hdr),
     .rx_cpl_tlp_sop       (rx_cpl_tlp_sop),
     .rx_cpl_tlp_eop       (rx_cpl_tlp_eop),
+    .rx_cpl_tlp_bad       (rx_cpl_tlp_bad),
     .rx_cpl_tlp_valid     (rx_cpl_tlp_valid),
     .rx_cpl_tlp_ready     (rx_cpl_tlp_ready),
     .ram_wr_cmd_addr      (ram_wr_cmd_addr),
@@ -374,7 +380,8 @@ module beryl_pcie_host_if #(
     .stat_err_ur          (rd_err_ur),
     .stat_err_ca          (rd_err_ca),
     .stat_err_poison      (rd_err_poison),
-    .stat_cpl_unexpected  (rd_cpl_unexpected)
+    .stat_cpl_unexpected  (rd_cpl_unexpected),
+    .stat_cpl_discarded   (rd_cpl_discarded)
   );
 
   beryl_pcie_dma_wr #(
@@ -441,6 +448,8 @@ module beryl_pcie_host_if #(
     pcie_words[32*(beryl_regs_pkg::PCIE_DMA_RD_BYTES_OFFSET/4) +: 32]          = rd_bytes;
     pcie_words[32*(beryl_regs_pkg::PCIE_DMA_WR_BYTES_OFFSET/4) +: 32]          = wr_bytes;
     pcie_words[32*(beryl_regs_pkg::PCIE_DMA_RD_CPL_UNEXPECTED_COUNT_OFFSET/4) +: 32] = rd_cpl_unexpected;
+    pcie_words[32*(beryl_regs_pkg::PCIE_DISCARDED_REQ_COUNT_OFFSET/4) +: 32]   = stat_req_discarded;
+    pcie_words[32*(beryl_regs_pkg::PCIE_DMA_RD_CPL_DISCARDED_COUNT_OFFSET/4) +: 32] = rd_cpl_discarded;
   end
 
   /* verilator lint_off PINCONNECTEMPTY */

@@ -29,7 +29,7 @@ package beryl_pcie_pkg;
   localparam logic [3:0] DMA_ERR_TIMEOUT = 4'd1;  // no completion within the timeout
   localparam logic [3:0] DMA_ERR_UR      = 4'd2;  // completion with UR status
   localparam logic [3:0] DMA_ERR_CA      = 4'd3;  // completion with CA (or CRS/reserved) status
-  localparam logic [3:0] DMA_ERR_POISON  = 4'd4;  // completion with EP (poisoned) set
+  localparam logic [3:0] DMA_ERR_POISON  = 4'd4;  // completion with EP (poisoned) set, or discontinued
   localparam logic [3:0] DMA_ERR_LEN     = 4'd5;  // descriptor length 0 or too long
 
   // Header DW0, common to all TLPs (PCIe 3.0 figure 2-5)

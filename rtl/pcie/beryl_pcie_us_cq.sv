@@ -2,6 +2,8 @@
 // UltraScale+ completer request (CQ) -> neutral rx_req TLP stream: decodes the 128-bit
 // CQ descriptor into a 4DW tlp_mem_hdr_t and realigns the payload to dword 0.
 // One beat per cycle, latency 2 cycles. Straddle must be off (one TLP per beat at most).
+// PG213 discontinue on any beat of a request (the core found an uncorrectable error in it)
+// comes out as rx_req_tlp_bad with the request's last beat: the consumer discards it.
 `default_nettype none
 
 module beryl_pcie_us_cq #(
@@ -26,6 +28,7 @@ module beryl_pcie_us_cq #(
   output      logic [2:0]                rx_req_tlp_bar_id,
   output      logic                      rx_req_tlp_sop,
   output      logic                      rx_req_tlp_eop,
+  output      logic                      rx_req_tlp_bad,    // with eop: discontinued, discard
   output      logic                      rx_req_tlp_valid,
   input  wire logic                      rx_req_tlp_ready
 );
@@ -41,13 +44,16 @@ module beryl_pcie_us_cq #(
   // target function, tag}. first/last BE live in tuser (positions differ per width).
   logic [31:0] desc_dw0, desc_dw1, desc_dw2, desc_dw3;
   logic [3:0]  first_be, last_be;
+  logic        discontinue;
   assign {desc_dw3, desc_dw2, desc_dw1, desc_dw0} = s_axis_cq_tdata[127:0];
   if (TLP_DATA_W == 512) begin : g_be512
     assign first_be = s_axis_cq_tuser[3:0];
     assign last_be  = s_axis_cq_tuser[11:8];
+    assign discontinue = s_axis_cq_tuser[96];
   end else begin : g_be256
     assign first_be = s_axis_cq_tuser[3:0];
     assign last_be  = s_axis_cq_tuser[7:4];
+    assign discontinue = s_axis_cq_tuser[41];
   end
 
   beryl_pcie_pkg::tlp_mem_hdr_t hdr;
@@ -96,7 +102,7 @@ module beryl_pcie_us_cq #(
   end
 
   // Unused CQ fields: target function (single function), BAR aperture, dword count bit 10
-  // (folded into length), tuser byte enables/parity/TPH/straddle flags.
+  // (folded into length), tuser byte enables/parity/TPH/straddle flags (discontinue is used).
   logic unused_ok;
   assign unused_ok = ^{desc_dw2[15], desc_dw2[10], desc_dw3[31], desc_dw3[24:19], desc_dw3[15:8],
                        s_axis_cq_tuser};
@@ -113,6 +119,7 @@ module beryl_pcie_us_cq #(
     .s_axis_tlast (s_axis_cq_tlast),
     .s_side       ({desc_dw3[18:16], hdr}),
     .s_start_mid  (1'b0),
+    .s_bad        (discontinue),
     .s_axis_tvalid(s_axis_cq_tvalid),
     .s_axis_tready(s_axis_cq_tready),
     .m_tlp_data   (rx_req_tlp_data),
@@ -120,6 +127,7 @@ module beryl_pcie_us_cq #(
     .m_tlp_sop    (rx_req_tlp_sop),
     .m_tlp_eop    (rx_req_tlp_eop),
     .m_side       ({rx_req_tlp_bar_id, rx_req_tlp_hdr}),
+    .m_bad        (rx_req_tlp_bad),
     .m_tlp_valid  (rx_req_tlp_valid),
     .m_tlp_ready  (rx_req_tlp_ready)
   );

@@ -78,6 +78,7 @@ module beryl_pcie_us_if #(
   output      logic [2:0]                rx_req_tlp_bar_id,
   output      logic                      rx_req_tlp_sop,
   output      logic                      rx_req_tlp_eop,
+  output      logic                      rx_req_tlp_bad,
   output      logic                      rx_req_tlp_valid,
   input  wire logic                      rx_req_tlp_ready,
 
@@ -106,6 +107,7 @@ module beryl_pcie_us_if #(
   input  wire logic                      rx_cpl_tlp_ready,
   output      logic [3:0]                rx_cpl_tlp_err_code,
   output      logic                      rx_cpl_tlp_req_done,
+  output      logic                      rx_cpl_tlp_bad,
 
   // Config inputs shared by the engines
   output      logic [2:0]                max_payload_size,
@@ -139,6 +141,7 @@ module beryl_pcie_us_if #(
     .rx_req_tlp_bar_id(rx_req_tlp_bar_id),
     .rx_req_tlp_sop   (rx_req_tlp_sop),
     .rx_req_tlp_eop   (rx_req_tlp_eop),
+    .rx_req_tlp_bad   (rx_req_tlp_bad),
     .rx_req_tlp_valid (rx_req_tlp_valid),
     .rx_req_tlp_ready (rx_req_tlp_ready)
   );
@@ -207,7 +210,8 @@ module beryl_pcie_us_if #(
     .rx_cpl_tlp_valid   (rx_cpl_tlp_valid),
     .rx_cpl_tlp_ready   (rx_cpl_tlp_ready),
     .rx_cpl_tlp_err_code(rx_cpl_tlp_err_code),
-    .rx_cpl_tlp_req_done(rx_cpl_tlp_req_done)
+    .rx_cpl_tlp_req_done(rx_cpl_tlp_req_done),
+    .rx_cpl_tlp_bad     (rx_cpl_tlp_bad)
   );
 
   beryl_pcie_us_cfg #(

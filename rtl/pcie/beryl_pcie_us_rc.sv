@@ -6,6 +6,9 @@
 // one TLP and the start of the next at dword 8 (PG213 2-TLP straddle): TLPs alternate between two
 // strip lanes and are merged back in order, one beat per cycle, so the core is held off only
 // while rx_cpl is busy (up to two short TLPs arrive per RC beat, one leaves per rx_cpl beat).
+// PG213 discontinue (the core found an uncorrectable error in the TLP; discard it) comes out as
+// rx_cpl_tlp_bad with the TLP's last beat: set for every TLP that has a beat with discontinue
+// set (with straddle the flag cannot tell the two TLPs of a beat apart: both are marked).
 `default_nettype none
 
 module beryl_pcie_us_rc #(
@@ -36,11 +39,14 @@ module beryl_pcie_us_rc #(
   // "Requester Completion Error Codes", 0 = normal; 9 = completion timeout) and its
   // "request completed" flag (last completion of that tag).
   output      logic [3:0]                rx_cpl_tlp_err_code,
-  output      logic                      rx_cpl_tlp_req_done
+  output      logic                      rx_cpl_tlp_req_done,
+  // with eop: the core discontinued the TLP; its data (already passed on) must not be used
+  output      logic                      rx_cpl_tlp_bad
 );
 
   localparam int N      = TLP_DATA_W / 32;  // dwords per beat
   localparam int SIDE_W = 4 + 1 + 128;      // err_code, req_done, header
+  localparam int DISC   = (TLP_DATA_W == 512) ? 96 : 42;  // PG213 RC tuser discontinue
 
   if (!((TLP_DATA_W == 512 && AXIS_RC_USER_W == 161) || (TLP_DATA_W == 256 && AXIS_RC_USER_W == 75)))
   begin : g_bad_param
@@ -89,7 +95,7 @@ module beryl_pcie_us_rc #(
     assign eop1_ptr = s_axis_rc_tuser[87:84];
 
     logic unused_ok;
-    assign unused_ok = ^{s_axis_rc_tuser[AXIS_RC_USER_W-1:88], s_axis_rc_tuser[79:78],
+    assign unused_ok = ^{s_axis_rc_tuser[AXIS_RC_USER_W-1:DISC+1], s_axis_rc_tuser[DISC-1:88], s_axis_rc_tuser[79:78],
                          s_axis_rc_tuser[75:72], s_axis_rc_tuser[67:66], s_axis_rc_tuser[63:0],
                          s_axis_rc_tkeep, s_axis_rc_tlast};
 
@@ -122,7 +128,7 @@ module beryl_pcie_us_rc #(
     // Per lane: which piece it takes from this beat. The beat is accepted when every lane
     // that takes a piece can.
     logic [1:0] take, take_hi, lane_ready, lane_out_valid, lane_out_ready;
-    logic [1:0] lane_out_sop, lane_out_eop;
+    logic [1:0] lane_out_sop, lane_out_eop, lane_out_bad;
     logic [2*TLP_DATA_W-1:0] lane_out_data;  // lane l in slice l
     logic [2*N-1:0]          lane_out_strb;
     logic [2*SIDE_W-1:0]     lane_out_side;
@@ -146,6 +152,7 @@ module beryl_pcie_us_rc #(
         .s_axis_tlast (take_hi[l] ? hi_end : lo_end),
         .s_side       (take_hi[l] ? side_hi : side_lo),
         .s_start_mid  (take_hi[l]),
+        .s_bad        (s_axis_rc_tuser[DISC]),
         .s_axis_tvalid(s_axis_rc_tvalid && s_axis_rc_tready && take[l]),
         .s_axis_tready(lane_ready[l]),
         .m_tlp_data   (lane_out_data[l*TLP_DATA_W +: TLP_DATA_W]),
@@ -153,6 +160,7 @@ module beryl_pcie_us_rc #(
         .m_tlp_sop    (lane_out_sop[l]),
         .m_tlp_eop    (lane_out_eop[l]),
         .m_side       (lane_out_side[l*SIDE_W +: SIDE_W]),
+        .m_bad        (lane_out_bad[l]),
         .m_tlp_valid  (lane_out_valid[l]),
         .m_tlp_ready  (lane_out_ready[l])
       );
@@ -177,6 +185,7 @@ module beryl_pcie_us_rc #(
     assign rx_cpl_tlp_strb   = lane_out_strb[out_lane_q*N +: N];
     assign rx_cpl_tlp_sop    = lane_out_sop[out_lane_q];
     assign rx_cpl_tlp_eop    = lane_out_eop[out_lane_q];
+    assign rx_cpl_tlp_bad    = lane_out_bad[out_lane_q];
     assign {rx_cpl_tlp_err_code, rx_cpl_tlp_req_done, rx_cpl_tlp_hdr} =
       lane_out_side[out_lane_q*SIDE_W +: SIDE_W];
 
@@ -188,9 +197,9 @@ module beryl_pcie_us_rc #(
       end
     end
   end else begin : g_plain
-    // ---- one TLP per beat: tlast/tkeep delimit packets, tuser is not needed
+    // ---- one TLP per beat: tlast/tkeep delimit packets; of tuser only discontinue is needed
     logic unused_ok;
-    assign unused_ok = ^s_axis_rc_tuser;
+    assign unused_ok = ^{s_axis_rc_tuser[AXIS_RC_USER_W-1:DISC+1], s_axis_rc_tuser[DISC-1:0]};
 
     beryl_pcie_us_strip #(
       .DATA_W (TLP_DATA_W),
@@ -204,6 +213,7 @@ module beryl_pcie_us_rc #(
       .s_axis_tlast (s_axis_rc_tlast),
       .s_side       (dec_side),
       .s_start_mid  (1'b0),
+      .s_bad        (s_axis_rc_tuser[DISC]),
       .s_axis_tvalid(s_axis_rc_tvalid),
       .s_axis_tready(s_axis_rc_tready),
       .m_tlp_data   (rx_cpl_tlp_data),
@@ -211,6 +221,7 @@ module beryl_pcie_us_rc #(
       .m_tlp_sop    (rx_cpl_tlp_sop),
       .m_tlp_eop    (rx_cpl_tlp_eop),
       .m_side       ({rx_cpl_tlp_err_code, rx_cpl_tlp_req_done, rx_cpl_tlp_hdr}),
+      .m_bad        (rx_cpl_tlp_bad),
       .m_tlp_valid  (rx_cpl_tlp_valid),
       .m_tlp_ready  (rx_cpl_tlp_ready)
     );

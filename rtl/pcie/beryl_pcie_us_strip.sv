@@ -3,7 +3,8 @@
 // payload down so its first dword lands in dword 0 (hard-IP CQ/RC -> neutral TLP stream).
 // With MID_START_EN a packet may instead begin at dword DATA_W/64 (a straddled RC beat split by
 // the parent). One beat per cycle, no bubbles: output beats never outnumber input beats.
-// Latency 2 cycles.
+// Latency 2 cycles. s_bad on any beat of a packet (the hard IP's discontinue) comes out as
+// m_bad with the packet's last output beat: the consumer discards the TLP.
 `default_nettype none
 
 module beryl_pcie_us_strip #(
@@ -21,6 +22,7 @@ module beryl_pcie_us_strip #(
   input  wire logic                 s_axis_tlast,
   input  wire logic [SIDE_W-1:0]    s_side,        // decoded from the first beat by the parent
   input  wire logic                 s_start_mid,   // first beat: descriptor starts at dword DATA_W/64
+  input  wire logic                 s_bad,         // any beat: the packet is corrupt
   input  wire logic                 s_axis_tvalid,
   output      logic                 s_axis_tready,
 
@@ -30,6 +32,7 @@ module beryl_pcie_us_strip #(
   output      logic                 m_tlp_sop,
   output      logic                 m_tlp_eop,
   output      logic [SIDE_W-1:0]    m_side,
+  output      logic                 m_bad,         // with m_tlp_eop: s_bad on some beat; else 0
   output      logic                 m_tlp_valid,
   input  wire logic                 m_tlp_ready
 );
@@ -53,7 +56,8 @@ module beryl_pcie_us_strip #(
   // The upper U (or U1) dwords of the last accepted beat, waiting for the next beat's lower
   // K0 (or K1) dwords to complete an output beat (or, on the packet's last beat, to be flushed).
   // hold_mid_q: the packet being assembled started mid-beat, so it shifts by K1, not K0.
-  logic              hold_valid_q, hold_sop_q, hold_last_q, hold_mid_q;
+  // hold_bad_q: s_bad seen on some beat of the packet so far (ORed up to and with the held beat).
+  logic              hold_valid_q, hold_sop_q, hold_last_q, hold_mid_q, hold_bad_q;
   logic [U*32-1:0]   hold_data_q;
   logic [U-1:0]      hold_keep_q;
   logic [SIDE_W-1:0] hold_side_q;
@@ -61,7 +65,7 @@ module beryl_pcie_us_strip #(
   logic              out_valid, out_ready;
   logic [DATA_W-1:0] out_data;
   logic [N-1:0]      out_strb;
-  logic              out_eop;
+  logic              out_eop, out_bad, in_bad;
   logic              in_fire, in_upper_empty, in_first, in_mid;
   logic [U*32-1:0]   in_upper;
   logic [U-1:0]      in_upper_keep;
@@ -80,6 +84,8 @@ module beryl_pcie_us_strip #(
       in_upper_keep[U1-1:0]   = s_axis_tkeep[N-1:K1];
     end
   end
+  // the packet's discontinue so far, this beat included (a first beat starts afresh)
+  assign in_bad = s_bad || (!in_first && hold_bad_q);
   // Filling an empty hold register needs no output slot; completing a beat does.
   assign s_axis_tready  = !hold_valid_q || out_ready;
   assign in_fire        = s_axis_tvalid && s_axis_tready;
@@ -92,6 +98,7 @@ module beryl_pcie_us_strip #(
       out_data = {{(K0*32){1'b0}}, hold_data_q};
       out_strb = {{K0{1'b0}}, hold_keep_q};
       out_eop  = 1'b1;
+      out_bad  = hold_bad_q;
     end else begin
       if (hold_mid_q) begin
         out_data = {s_axis_tdata[K1*32-1:0], hold_data_q[U1*32-1:0]};
@@ -101,6 +108,7 @@ module beryl_pcie_us_strip #(
         out_strb = {s_axis_tkeep[K0-1:0], hold_keep_q};
       end
       out_eop  = s_axis_tlast && in_upper_empty;
+      out_bad  = out_eop && in_bad;
     end
   end
 
@@ -110,6 +118,7 @@ module beryl_pcie_us_strip #(
       hold_keep_q <= in_upper_keep;
       hold_last_q <= s_axis_tlast;
       hold_sop_q  <= in_first;
+      hold_bad_q  <= in_bad;
       if (in_first) begin
         hold_side_q <= s_side;
         hold_mid_q  <= in_mid;
@@ -130,15 +139,15 @@ module beryl_pcie_us_strip #(
   end
 
   beryl_pcie_us_skid #(
-    .DATA_W(DATA_W + N + 2 + SIDE_W)
+    .DATA_W(DATA_W + N + 3 + SIDE_W)
   ) u_out_skid (
     .clk    (clk),
     .rst    (rst),
     // the data in the low bits: word-aligned copies in the C++ model, not a shift per word
-    .s_data ({hold_side_q, out_eop, hold_sop_q, out_strb, out_data}),
+    .s_data ({hold_side_q, out_bad, out_eop, hold_sop_q, out_strb, out_data}),
     .s_valid(out_valid),
     .s_ready(out_ready),
-    .m_data ({m_side, m_tlp_eop, m_tlp_sop, m_tlp_strb, m_tlp_data}),
+    .m_data ({m_side, m_bad, m_tlp_eop, m_tlp_sop, m_tlp_strb, m_tlp_data}),
     .m_valid(m_tlp_valid),
     .m_ready(m_tlp_ready)
   );

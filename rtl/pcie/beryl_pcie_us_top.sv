@@ -155,10 +155,10 @@ module beryl_pcie_us_top #(
   logic [TLP_STRB_W-1:0] rx_req_tlp_strb, tx_cpl_tlp_strb, tx_req_tlp_strb, rx_cpl_tlp_strb;
   logic [127:0]          rx_req_tlp_hdr, tx_cpl_tlp_hdr, tx_req_tlp_hdr, rx_cpl_tlp_hdr;
   logic [2:0]            rx_req_tlp_bar_id;
-  logic rx_req_tlp_sop, rx_req_tlp_eop, rx_req_tlp_valid, rx_req_tlp_ready;
+  logic rx_req_tlp_sop, rx_req_tlp_eop, rx_req_tlp_bad, rx_req_tlp_valid, rx_req_tlp_ready;
   logic tx_cpl_tlp_sop, tx_cpl_tlp_eop, tx_cpl_tlp_valid, tx_cpl_tlp_ready;
   logic tx_req_tlp_sop, tx_req_tlp_eop, tx_req_tlp_valid, tx_req_tlp_ready;
-  logic rx_cpl_tlp_sop, rx_cpl_tlp_eop, rx_cpl_tlp_valid, rx_cpl_tlp_ready;
+  logic rx_cpl_tlp_sop, rx_cpl_tlp_eop, rx_cpl_tlp_bad, rx_cpl_tlp_valid, rx_cpl_tlp_ready;
   logic [2:0] max_payload_size, max_read_req_size;
   logic rcb_128, ext_tag_en, bus_master_en, msix_enable, msix_mask;
 
@@ -227,6 +227,7 @@ module beryl_pcie_us_top #(
     .rx_req_tlp_bar_id         (rx_req_tlp_bar_id),
     .rx_req_tlp_sop            (rx_req_tlp_sop),
     .rx_req_tlp_eop            (rx_req_tlp_eop),
+    .rx_req_tlp_bad            (rx_req_tlp_bad),
     .rx_req_tlp_valid          (rx_req_tlp_valid),
     .rx_req_tlp_ready          (rx_req_tlp_ready),
     .tx_cpl_tlp_hdr            (tx_cpl_tlp_hdr),
@@ -248,6 +249,7 @@ module beryl_pcie_us_top #(
     .rx_cpl_tlp_strb           (rx_cpl_tlp_strb),
     .rx_cpl_tlp_sop            (rx_cpl_tlp_sop),
     .rx_cpl_tlp_eop            (rx_cpl_tlp_eop),
+    .rx_cpl_tlp_bad            (rx_cpl_tlp_bad),
     .rx_cpl_tlp_valid          (rx_cpl_tlp_valid),
     .rx_cpl_tlp_ready          (rx_cpl_tlp_ready),
     .rx_cpl_tlp_err_code       (),
@@ -287,6 +289,7 @@ module beryl_pcie_us_top #(
     .rx_req_tlp_bar_id         (rx_req_tlp_bar_id),
     .rx_req_tlp_sop            (rx_req_tlp_sop),
     .rx_req_tlp_eop            (rx_req_tlp_eop),
+    .rx_req_tlp_bad            (rx_req_tlp_bad),
     .rx_req_tlp_valid          (rx_req_tlp_valid),
     .rx_req_tlp_ready          (rx_req_tlp_ready),
     .tx_cpl_tlp_data           (tx_cpl_tlp_data),
@@ -308,6 +311,7 @@ module beryl_pcie_us_top #(
     .rx_cpl_tlp_hdr            (rx_cpl_tlp_hdr),
     .rx_cpl_tlp_sop            (rx_cpl_tlp_sop),
     .rx_cpl_tlp_eop            (rx_cpl_tlp_eop),
+    .rx_cpl_tlp_bad            (rx_cpl_tlp_bad),
     .rx_cpl_tlp_valid          (rx_cpl_tlp_valid),
     .rx_cpl_tlp_ready          (rx_cpl_tlp_ready),
     .max_payload_size          (max_payload_size),

@@ -76,11 +76,11 @@ package beryl_regs_pkg;
 
   // ---- PCIE block ----------------------------------------------------------------------------
   localparam logic [31:0] PCIE_BLOCK_TYPE = 32'h42520010;               // PCIe host interface block
-  localparam logic [31:0] PCIE_BLOCK_VERSION = 32'h01000000;            // register interface version, 8.8.16
+  localparam logic [31:0] PCIE_BLOCK_VERSION = 32'h01010000;            // register interface version, 8.8.16
   localparam logic [31:0] PCIE_BLOCK_BASE = 32'h00000100;               // BAR0 byte offset
   localparam logic [31:0] PCIE_BLOCK_NEXT = 32'h00000200;               // BAR0 byte offset of the next block, 0 = last
   localparam int unsigned PCIE_BLOCK_ADDR_W = 8;                        // decode window is 2**ADDR_W bytes
-  localparam int unsigned PCIE_REG_COUNT = 22;                          // 32-bit words from +0x0 to the last register
+  localparam int unsigned PCIE_REG_COUNT = 24;                          // 32-bit words from +0x0 to the last register
   localparam int unsigned PCIE_TYPE_OFFSET = 0;                         // RO Block type
   localparam int unsigned PCIE_VERSION_OFFSET = 4;                      // RO Block version
   localparam int unsigned PCIE_NEXT_OFFSET = 8;                         // RO Next block
@@ -124,6 +124,8 @@ package beryl_regs_pkg;
   localparam int unsigned PCIE_DMA_RD_BYTES_OFFSET = 76;                // RO DMA read bytes
   localparam int unsigned PCIE_DMA_WR_BYTES_OFFSET = 80;                // RO DMA write bytes
   localparam int unsigned PCIE_DMA_RD_CPL_UNEXPECTED_COUNT_OFFSET = 84; // RO Unexpected completions
+  localparam int unsigned PCIE_DISCARDED_REQ_COUNT_OFFSET = 88;         // RO Discarded requests
+  localparam int unsigned PCIE_DMA_RD_CPL_DISCARDED_COUNT_OFFSET = 92;  // RO Discontinued completions
 
   // ---- MSIX block ----------------------------------------------------------------------------
   localparam logic [31:0] MSIX_BLOCK_TYPE = 32'h42520011;               // MSI-X block

@@ -72,11 +72,11 @@
 #define BERYL_ID_SCRATCH_OFFSET 36u                             /* RW Scratch */
 #define BERYL_ID_SCRATCH_RESET 0x00000000u
 #define BERYL_PCIE_BLOCK_TYPE 0x42520010u                       /* PCIe host interface block */
-#define BERYL_PCIE_BLOCK_VERSION 0x01000000u                    /* register interface version, 8.8.16 */
+#define BERYL_PCIE_BLOCK_VERSION 0x01010000u                    /* register interface version, 8.8.16 */
 #define BERYL_PCIE_BLOCK_BASE 0x00000100u                       /* BAR0 byte offset */
 #define BERYL_PCIE_BLOCK_NEXT 0x00000200u                       /* BAR0 byte offset of the next block, 0 = last */
 #define BERYL_PCIE_BLOCK_ADDR_W 8u                              /* decode window is 2**ADDR_W bytes */
-#define BERYL_PCIE_REG_COUNT 22u                                /* 32-bit words from +0x0 to the last register */
+#define BERYL_PCIE_REG_COUNT 24u                                /* 32-bit words from +0x0 to the last register */
 #define BERYL_PCIE_TYPE_OFFSET 0u                               /* RO Block type */
 #define BERYL_PCIE_VERSION_OFFSET 4u                            /* RO Block version */
 #define BERYL_PCIE_NEXT_OFFSET 8u                               /* RO Next block */
@@ -120,6 +120,8 @@
 #define BERYL_PCIE_DMA_RD_BYTES_OFFSET 76u                      /* RO DMA read bytes */
 #define BERYL_PCIE_DMA_WR_BYTES_OFFSET 80u                      /* RO DMA write bytes */
 #define BERYL_PCIE_DMA_RD_CPL_UNEXPECTED_COUNT_OFFSET 84u       /* RO Unexpected completions */
+#define BERYL_PCIE_DISCARDED_REQ_COUNT_OFFSET 88u               /* RO Discarded requests */
+#define BERYL_PCIE_DMA_RD_CPL_DISCARDED_COUNT_OFFSET 92u        /* RO Discontinued completions */
 #define BERYL_MSIX_BLOCK_TYPE 0x42520011u                       /* MSI-X block */
 #define BERYL_MSIX_BLOCK_VERSION 0x01000000u                    /* register interface version, 8.8.16 */
 #define BERYL_MSIX_BLOCK_BASE 0x00000200u                       /* BAR0 byte offset */

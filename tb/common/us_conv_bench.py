@@ -6,15 +6,20 @@ docs/blocks/pcie_interfaces.md).
 - `spawn()` / `retire()`: build a cocotbext-pcie model keeping its coroutines, so a bench reset can
   cancel it (the models keep a half-sent or half-received frame across their reset input).
 - `GarbageSource`: mixin for CqSource/RcSource adding random garbage outside tkeep and in the
-  tuser byte enables and parity (class attributes `rng`, `BYTE_EN_OFF`, `PARITY_OFF`).
+  tuser byte enables and parity (class attributes `rng`, `BYTE_EN_OFF`, `PARITY_OFF`), and able to
+  set the PG213 discontinue bit on chosen beats of a TLP only (`send_nowait(frame, disc=(-1,))`:
+  the last beat).
 - `NeutralSink` (+ `Frame`): neutral-side sink with random backpressure, stream-rule checks and
-  TLP assembly. `NeutralSource`: neutral-side source with random idle (anywhere or between TLPs
+  TLP assembly; with `bad`, the `<prefix>_tlp_bad` flag (0 before eop, recorded at eop). `NeutralSource`: neutral-side source with random idle (anywhere or between TLPs
   only), header held over a TLP, garbage outside strb and while valid is low.
 - `AxisMonitor`: cycle-by-cycle checks of a PG213 AXI-Stream output (held beats, tkeep/tlast
   against the tuser is_sop/is_eop pointers at 512 bits); `check_starts()` is the module's rule.
 - `ModelToNeutralTB` (CQ, RC: model source -> neutral sink) and `NeutralToModelTB` (CC, RQ:
   neutral source -> model sink): clock, rng, error collection, the per-clock loop with resets
   (model retired and respawned, output quiet afterwards), in-order matching, `drain()`, stall modes.
+  ModelToNeutralTB also keeps the beat-level discontinue reference: from every accepted input beat,
+  the tuser discontinue bit and the TLPs the beat carries; a TLP's expected `bad` is 1 iff one of
+  its beats had the bit.
 - `edge_lengths()`, `assert_beat_latency()`, `run()` / `elab()` (simulation and elaboration).
 
 The random draws happen in the order the four benches made them before this module existed.
@@ -90,11 +95,42 @@ def retire(model):
 
 class GarbageSource:
     """Mixin for a cocotbext-pcie source (CqSource, RcSource): random garbage in the dwords
-    outside tkeep and in the tuser byte enables and parity, which the module must ignore."""
+    outside tkeep and in the tuser byte enables and parity, which the module must ignore.
+    `send_nowait(frame, disc=beats)` sets the discontinue bit on those beats of the frame (indices
+    of the beats it occupies, -1 the last), e.g. (-1,) the last beat only (PG213's stated
+    behaviour; the model's own `frame.discontinue` sets it on every beat the frame occupies). The
+    frames a beat carries come from tlast, or with straddle (`segments` > 1) from tuser is_sop at
+    `SOP_OFF` and is_eop at `EOP_OFF`."""
     rng = None
     BYTE_EN_OFF = PARITY_OFF = None
+    SOP_OFF = EOP_OFF = None
+
+    def send_nowait(self, frame, disc=()):
+        super().send_nowait(frame)
+        if not hasattr(self, "beryl_disc"):
+            self.beryl_disc = deque()   # per queued frame, in order: [beats to mark, beats so far]
+            self.beryl_mid = False      # the front frame continues from the last beat
+        self.beryl_disc.append([tuple(disc), 0])
 
     async def _drive(self, obj):
+        user = int(obj.tuser)
+        if self.seg_count == 1:
+            starts, ends = int(not self.beryl_mid), int(obj.tlast)
+        else:
+            mask = (1 << self.seg_count) - 1
+            starts = bin(user >> self.SOP_OFF & mask).count("1")
+            ends = bin(user >> self.EOP_OFF & mask).count("1")
+        carried = int(self.beryl_mid) + starts
+        mark = False
+        for k in range(carried):
+            f = self.beryl_disc[k]
+            mark |= f[1] in f[0] or (k < ends and -1 in f[0])
+            f[1] += 1
+        for _ in range(ends):
+            self.beryl_disc.popleft()
+        self.beryl_mid = carried > ends
+        if mark:
+            obj.tuser = user | 1 << self.discontinue_offset
         rng, keep = self.rng, int(obj.tkeep)
         junk = 0
         for i in range(N):
@@ -116,16 +152,19 @@ class Frame:
         self.hdr, self.side = hdr, side
         self.payload = bytearray()
         self.cycles = [cycle]   # cycle of every accepted beat
+        self.bad = None         # <prefix>_tlp_bad with eop (when the sink checks it)
 
 
 class NeutralSink:
-    """<prefix>_tlp_*: random backpressure, stream rule checks, TLP assembly."""
+    """<prefix>_tlp_*: random backpressure, stream rule checks, TLP assembly. `bad`: the stream has
+    <prefix>_tlp_bad, which must be 0 on every beat but the last and is recorded with it."""
 
-    def __init__(self, tb, dut, prefix, side):
+    def __init__(self, tb, dut, prefix, side, bad=False):
         self.tb = tb
         self.name = prefix
-        self.sig = {n: getattr(dut, f"{prefix}_tlp_{n}") for n in ("hdr", "data", "strb", "sop", "eop",
-                                                                    "valid", "ready")}
+        names = ("hdr", "data", "strb", "sop", "eop", "valid", "ready") + (("bad",) if bad else ())
+        self.sig = {n: getattr(dut, f"{prefix}_tlp_{n}") for n in names}
+        self.has_bad = bad
         self.side = {n: getattr(dut, f"{prefix}_tlp_{n}") for n in side}
         self.bp = 0.0
         self.ready = 0
@@ -146,7 +185,8 @@ class NeutralSink:
                 self.held = None
             return
         beat = (int(s["hdr"].value), int(s["data"].value), int(s["strb"].value), int(s["sop"].value),
-                int(s["eop"].value), tuple(int(v.value) for v in self.side.values()))
+                int(s["eop"].value), tuple(int(v.value) for v in self.side.values()),
+                int(s["bad"].value) if self.has_bad else None)
         if self.held is not None and beat != self.held:
             self.tb.err(f"{self.name} beat changed while valid && !ready")
         if not self.ready:
@@ -154,7 +194,9 @@ class NeutralSink:
             return
         self.held = None
         self.beats += 1
-        hdr, data, strb, sop, eop, side = beat
+        hdr, data, strb, sop, eop, side, bad = beat
+        if bad and not eop:
+            self.tb.err(f"{self.name}_tlp_bad set on a beat before eop")
         if strb & (strb + 1):
             self.tb.err(f"strb {strb:#x} not contiguous from bit 0")
         if not eop and strb != (1 << N) - 1:
@@ -175,6 +217,7 @@ class NeutralSink:
         n = bin(strb).count("1")
         self.cur.payload += data.to_bytes(N * 4, "little")[:4 * n]
         if eop:
+            self.cur.bad = bad
             self.frames.append(self.cur)
             self.cur = None
 
@@ -391,11 +434,17 @@ class _TB:
 
 class ModelToNeutralTB(_TB):
     """A cocotbext-pcie source (`source_cls`, a GarbageSource) on `<in_prefix>`, the NeutralSink
-    on `<out_prefix>_tlp_*` with sidebands `side`. Expectations have .diff(frame), .what and
-    .optional (may be missing, e.g. a discontinued TLP)."""
+    on `<out_prefix>_tlp_*` with sidebands `side`. Expectations have .diff(frame) and .what; every
+    one must arrive, in order. `disc_bit`: the input tuser discontinue bit; the output's
+    `<out_prefix>_tlp_bad` with eop must then be 1 exactly for the TLPs of which some accepted input
+    beat (one the TLP has dwords in) had that bit, 0 for every other TLP (the beat-level reference;
+    a matched expectation gets .seq, .in_bits (the bit of each of its input beats) and .bad (the
+    flag expected and seen)). Cross-check of that reference against how each TLP was sent
+    (.disc: `frame.discontinue` or `disc`): a TLP sent with the bit is expected bad, one sent
+    without is expected good unless a beat with the bit carried it and another TLP (straddle)."""
 
     def __init__(self, dut, seed, name, *, in_prefix, in_name, source_cls, out_prefix, side,
-                 source_kwargs=None):
+                 disc_bit, source_kwargs=None):
         super().__init__(dut, seed, name)
         self.in_prefix, self.in_name, self.out_name = in_prefix, in_name, out_prefix
         self.source_cls, self.source_kwargs = source_cls, dict(source_kwargs or {})
@@ -407,10 +456,16 @@ class ModelToNeutralTB(_TB):
         self.stalls = 0            # cycles input tvalid && !tready
         self.stalls_idle = 0       # ... with the output not busy (valid low)
         self.reset_hits = []       # per reset: (input mid-packet, output valid, output mid-TLP)
+        self.disc_bit = disc_bit
+        self.nsent = 0             # TLPs sent since start or the last reset (Expect .seq)
+        self.in_seq = 0            # TLPs started at the input since then
+        self.in_bits = {}          # TLP seq -> discontinue bit of each of its accepted input beats
+        self.shared_disc = 0       # accepted input beats with the bit set carrying parts of two TLPs
+        self.in_shared = set()     # TLP seqs that had such a beat
         self.in_sig = {n: getattr(dut, f"{in_prefix}_{n}") for n in ("tvalid", "tready", "tlast", "tuser")}
         dut.rst.value = 1
         self.in_sig["tvalid"].value = 0
-        self.sink = NeutralSink(self, dut, out_prefix, side)
+        self.sink = NeutralSink(self, dut, out_prefix, side, bad=True)
         self.src = None
         cocotb.start_soon(Clock(dut.clk, 4, "ns").start())
 
@@ -420,25 +475,39 @@ class ModelToNeutralTB(_TB):
                          self.dut.rst, **self.source_kwargs)
         self.src.log.setLevel(logging.WARNING)
 
-    def send(self, frame, expect):
+    def send(self, frame, expect, disc=()):
+        """Queue `frame` (disc: beats to set discontinue on, see GarbageSource) and its expectation."""
         self.quiet_from = None
-        self.src.send_nowait(frame)
+        self.src.send_nowait(frame, disc=disc)
+        expect.seq = self.nsent
+        expect.disc = bool(disc or frame.discontinue)
+        self.nsent += 1
         self.expect.append(expect)
 
     def sample_in(self):
-        """An accepted input beat: log it and whether a TLP continues; count stalls."""
+        """An accepted input beat: log it and whether a TLP continues, note its discontinue bit for
+        every TLP it carries; count stalls."""
         if not int(self.in_sig["tvalid"].value):
             return
         if not int(self.in_sig["tready"].value):
             self.stalls += 1
             self.stalls_idle += not self.sink.valid()
             return
-        self.in_mid = self.framing_in()
+        was_mid = self.in_mid
+        starts, self.in_mid = self.framing_in()
         self.in_beats.append((self.cycle, self.in_mid))
+        bit = int(self.in_sig["tuser"].value) >> self.disc_bit & 1
+        tlps = ([self.in_seq - 1] if was_mid else []) + list(range(self.in_seq, self.in_seq + starts))
+        self.in_seq += starts
+        for k in tlps:
+            self.in_bits.setdefault(k, []).append(bit)
+        if bit and len(tlps) > 1:
+            self.shared_disc += 1
+            self.in_shared.update(tlps)
 
     def framing_in(self):
-        """Whether a TLP continues after the accepted input beat (tlast framing)."""
-        return not int(self.in_sig["tlast"].value)
+        """The accepted input beat's framing (tlast): (TLPs starting in it, a TLP continues after it)."""
+        return int(not self.in_mid), not int(self.in_sig["tlast"].value)
 
     async def _run(self):
         dut, rng = self.dut, self.rng
@@ -460,6 +529,9 @@ class ModelToNeutralTB(_TB):
                 self.sink.on_reset()
                 self.expect.clear()
                 self.in_mid = False
+                self.nsent = self.in_seq = 0
+                self.in_bits = {}
+                self.in_shared = set()
                 # the first edge in reset may still show the old beat; from the next one on, idle
                 self.quiet_from = self.cycle + 2
             self.sink.drive(self.rst_left > 0)
@@ -469,18 +541,26 @@ class ModelToNeutralTB(_TB):
     def _match(self):
         while self.sink.frames:
             frame = self.sink.frames.popleft()
-            while True:
-                if not self.expect:
-                    self.err(f"{self.out_name} TLP with none expected: header {frame.hdr:032x}")
-                    break
-                e = self.expect.popleft()
-                errs = e.diff(frame)
-                if errs and e.optional:
-                    continue   # the optional TLP was dropped; try the next one
-                for m in errs:
-                    self.err(f"{e.what}: {m}")
-                self.done.append((e, frame))
-                break
+            if not self.expect:
+                self.err(f"{self.out_name} TLP with none expected: header {frame.hdr:032x}")
+                continue
+            e = self.expect.popleft()
+            for m in e.diff(frame):
+                self.err(f"{e.what}: {m}")
+            e.in_bits = self.in_bits.pop(e.seq, None)
+            if e.in_bits is None:
+                self.err(f"{e.what}: out on {self.out_name} before any of its {self.in_name} beats went in")
+                e.in_bits = []
+            e.bad = int(any(e.in_bits))
+            shared = e.seq in self.in_shared
+            self.in_shared.discard(e.seq)
+            if e.disc > e.bad or (e.bad > e.disc and not shared):
+                self.err(f"{e.what}: bench: sent {'with' if e.disc else 'without'} discontinue, but "
+                         f"the bit on its {self.in_name} beats was {e.in_bits}")
+            if frame.bad != e.bad:
+                self.err(f"{e.what}: {self.out_name}_tlp_bad {frame.bad} with eop, expected {e.bad} "
+                         f"(discontinue on its {self.in_name} beats: {e.in_bits})")
+            self.done.append((e, frame))
 
     async def reset(self, cycles):
         self.reset_done = Event()
@@ -490,7 +570,7 @@ class ModelToNeutralTB(_TB):
 
     async def drain(self, timeout=100000):
         for _ in range(timeout):
-            if not any(not e.optional for e in self.expect) and self.src.idle() and not self.sink.cur:
+            if not self.expect and self.src.idle() and not self.sink.cur:
                 break
             await RisingEdge(self.dut.clk)
         else:
@@ -641,6 +721,39 @@ async def random_stream_rounds(tb, sweep, iface, rounds, per_mode):
                 assert tb.mon.gaps == 0, f"{tb.mon.gaps} tvalid gaps inside {iface} packets"
             tb.dut._log.info("round %d, %s (idle %.2f, backpressure %.2f): %d TLPs ok, %d gaps inside packets",
                              rnd, NEUTRAL_SRC_MODES[mode], tb.src.idle, tb.sink_bp, n, tb.mon.gaps)
+
+
+# how a TLP is sent: without discontinue, with the model's frame.discontinue (every beat it
+# occupies), with the bit on its last beat only (PG213) or on its first beat only (the RTL must
+# keep a bit seen on any beat until the last); the GarbageSource `disc` beats of each
+DISC_HOW = {"clean": (), "every beat": (), "last beat": (-1,), "first beat": (0,)}
+
+
+def discontinue_cases(results, hows):
+    """Counts of the discontinue cases a run covered. results: (Expect, Frame) as matched by
+    ModelToNeutralTB (every flag already checked); hows: how each TLP was sent (DISC_HOW)."""
+    cases = dict.fromkeys(("bad", "single-beat bad", "multi-beat, bit on every beat",
+                           "multi-beat, bit on the last beat only", "multi-beat, bit on the first beat only",
+                           "good right after a bad one, not marked",
+                           "good, marked by a beat shared with a bad one"), 0)
+    assert len(results) == len(hows)
+    prev = 0
+    for (e, frame), how in zip(results, hows):
+        bits = e.in_bits
+        assert frame.bad == e.bad and e.disc == (how != "clean")
+        if how == "every beat":
+            assert all(bits), f"{e.what}: sent with frame.discontinue, the bit was {bits}"
+        if how in ("last beat", "first beat"):
+            assert bits[DISC_HOW[how][0]], f"{e.what}: sent with the bit on its {how}, the bit was {bits}"
+        cases["bad"] += e.bad
+        cases["single-beat bad"] += e.bad and len(bits) == 1
+        cases["multi-beat, bit on every beat"] += e.bad and len(bits) > 1 and all(bits)
+        cases["multi-beat, bit on the last beat only"] += how == "last beat" and len(bits) > 1 and not any(bits[:-1])
+        cases["multi-beat, bit on the first beat only"] += how == "first beat" and len(bits) > 1 and not any(bits[1:])
+        cases["good right after a bad one, not marked"] += prev and how == "clean" and not e.bad
+        cases["good, marked by a beat shared with a bad one"] += how == "clean" and e.bad
+        prev = e.bad
+    return cases
 
 
 def assert_beat_latency(in_beats, done, njobs, latency):

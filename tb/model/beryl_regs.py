@@ -73,11 +73,11 @@ ID_BUILD_TIME_OFFSET = 32                               # RO Build time
 ID_SCRATCH_OFFSET = 36                                  # RW Scratch
 ID_SCRATCH_RESET = 0x00000000
 PCIE_BLOCK_TYPE = 0x42520010                            # PCIe host interface block
-PCIE_BLOCK_VERSION = 0x01000000                         # register interface version, 8.8.16
+PCIE_BLOCK_VERSION = 0x01010000                         # register interface version, 8.8.16
 PCIE_BLOCK_BASE = 0x00000100                            # BAR0 byte offset
 PCIE_BLOCK_NEXT = 0x00000200                            # BAR0 byte offset of the next block, 0 = last
 PCIE_BLOCK_ADDR_W = 8                                   # decode window is 2**ADDR_W bytes
-PCIE_REG_COUNT = 22                                     # 32-bit words from +0x0 to the last register
+PCIE_REG_COUNT = 24                                     # 32-bit words from +0x0 to the last register
 PCIE_TYPE_OFFSET = 0                                    # RO Block type
 PCIE_VERSION_OFFSET = 4                                 # RO Block version
 PCIE_NEXT_OFFSET = 8                                    # RO Next block
@@ -121,6 +121,8 @@ PCIE_DMA_RD_ERR_POISON_COUNT_OFFSET = 72                # RO DMA read poisoned
 PCIE_DMA_RD_BYTES_OFFSET = 76                           # RO DMA read bytes
 PCIE_DMA_WR_BYTES_OFFSET = 80                           # RO DMA write bytes
 PCIE_DMA_RD_CPL_UNEXPECTED_COUNT_OFFSET = 84            # RO Unexpected completions
+PCIE_DISCARDED_REQ_COUNT_OFFSET = 88                    # RO Discarded requests
+PCIE_DMA_RD_CPL_DISCARDED_COUNT_OFFSET = 92             # RO Discontinued completions
 MSIX_BLOCK_TYPE = 0x42520011                            # MSI-X block
 MSIX_BLOCK_VERSION = 0x01000000                         # register interface version, 8.8.16
 MSIX_BLOCK_BASE = 0x00000200                            # BAR0 byte offset
@@ -580,14 +582,14 @@ BLOCKS = {
         'name': 'PCIE',
         'title': 'PCIe host interface',
         'type': 0x42520010,
-        'version': 0x01000000,
+        'version': 0x01010000,
         'base': 0x00000100,
         'next': 0x00000200,
         'window': 0x00000100,
         'app': False,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520010, 'fields': {'ID': (0, 32)}},
-            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x01000000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
+            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x01010000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
             'NEXT': {'offset': 0x08, 'access': 'RO', 'reset': 0x00000200, 'fields': {'OFFSET': (0, 32)}},
             'TLP_DATA_W': {'offset': 0x0c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'DMA_TAG_COUNT': {'offset': 0x10, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
@@ -608,6 +610,8 @@ BLOCKS = {
             'DMA_RD_BYTES': {'offset': 0x4c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'DMA_WR_BYTES': {'offset': 0x50, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'DMA_RD_CPL_UNEXPECTED_COUNT': {'offset': 0x54, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'DISCARDED_REQ_COUNT': {'offset': 0x58, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'DMA_RD_CPL_DISCARDED_COUNT': {'offset': 0x5c, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
     'msix': {

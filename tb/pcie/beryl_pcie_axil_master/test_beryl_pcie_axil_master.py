@@ -29,14 +29,16 @@ class Bench:
         self.dwb = len(dut.rx_req_tlp_data) // 32
         self.mem = bytearray(self.rng.randbytes(MAPPED))
         self.cpls = []
-        self.src = []     # beats to send: (hdr, data_int, strb, sop, eop, bar)
+        self.src = []     # beats to send: (hdr, data_int, strb, sop, eop, bar, bad)
+        self.axil_log = []   # AXI-Lite accesses in order: ("r", addr) or ("w", addr, strb)
+        self.bad_noise = False   # drive rx_req_tlp_bad at random while no beat is offered
 
     async def start(self):
         d = self.dut
         cocotb.start_soon(Clock(d.clk, 4, "ns").start())
         d.rst.value = 1
-        for s in ("rx_req_tlp_valid", "tx_cpl_tlp_ready", "m_axil_awready", "m_axil_wready", "m_axil_bvalid",
-                  "m_axil_arready", "m_axil_rvalid"):
+        for s in ("rx_req_tlp_valid", "rx_req_tlp_bad", "tx_cpl_tlp_ready", "m_axil_awready", "m_axil_wready",
+                  "m_axil_bvalid", "m_axil_arready", "m_axil_rvalid"):
             getattr(d, s).value = 0
         await ClockCycles(d.clk, 4)
         d.rst.value = 0
@@ -57,17 +59,19 @@ class Bench:
                 self.src.pop(0)
                 offered = False
             if self.src and (offered or self.go()):
-                hdr, data, strb, sop, eop, bar = self.src[0]
+                hdr, data, strb, sop, eop, bar, bad = self.src[0]
                 d.rx_req_tlp_hdr.value = hdr
                 d.rx_req_tlp_data.value = data
                 d.rx_req_tlp_strb.value = strb
                 d.rx_req_tlp_sop.value = sop
                 d.rx_req_tlp_eop.value = eop
                 d.rx_req_tlp_bar_id.value = bar
+                d.rx_req_tlp_bad.value = bad
                 d.rx_req_tlp_valid.value = 1
                 offered = True
             else:
                 d.rx_req_tlp_valid.value = 0
+                d.rx_req_tlp_bad.value = int(self.bad_noise and self.rng.random() < 0.5)
 
     async def _sink(self):
         d = self.dut
@@ -94,6 +98,7 @@ class Bench:
                 bpend = None
             if aw is not None and w is not None and bpend is None:
                 assert aw % 4 == 0
+                self.axil_log.append(("w", aw, w[1]))
                 if aw + 4 <= MAPPED:
                     for b in range(4):
                         if w[1] >> b & 1:
@@ -116,6 +121,7 @@ class Bench:
                 rpend = None
             if rpend is None and int(d.m_axil_arvalid.value) and int(d.m_axil_arready.value):
                 a = int(d.m_axil_araddr.value)
+                self.axil_log.append(("r", a))
                 rpend = (int.from_bytes(self.mem[a:a + 4], "little"), 0) if a + 4 <= MAPPED else (0x12345678, 3)
             d.m_axil_arready.value = int(rpend is None and self.go())
             if rpend is not None:
@@ -124,18 +130,24 @@ class Bench:
             else:
                 d.m_axil_rvalid.value = 0
 
-    def write(self, off, payload_dw, fb, lb, bar=0):
+    def send(self, hdr, payload, bar=0, bad=0):
+        """Queue one TLP: its payload cut into beats, `bad` (discontinued) with the last one."""
+        beats = [payload[i:i + self.dwb * 4] for i in range(0, len(payload), self.dwb * 4)] or [b""]
+        for i, b in enumerate(beats):
+            last = i == len(beats) - 1
+            self.src.append((hdr, int.from_bytes(b, "little"), (1 << (len(b) // 4)) - 1, int(i == 0),
+                             int(last), bar, int(bad and last)))
+        return len(beats)
+
+    def write(self, off, payload_dw, fb, lb, bar=0, bad=0):
         n = len(payload_dw) // 4
         hdr = MemReq(fmt=FMT_4DW_DATA, addr=BAR_BASE + off, length_dw=n, first_be=fb, last_be=lb, tag=0).pack()
-        beats = [payload_dw[i:i + self.dwb * 4] for i in range(0, len(payload_dw), self.dwb * 4)]
-        for i, b in enumerate(beats):
-            self.src.append((hdr, int.from_bytes(b, "little"), (1 << (len(b) // 4)) - 1, int(i == 0),
-                             int(i == len(beats) - 1), bar))
+        return self.send(hdr, payload_dw, bar, bad)
 
-    def read(self, off, n, fb, lb, tag, bar=0):
+    def read(self, off, n, fb, lb, tag, bar=0, bad=0):
         hdr = MemReq(fmt=FMT_4DW_NODATA, addr=BAR_BASE + off, length_dw=n, first_be=fb, last_be=lb, tag=tag,
                      requester_id=0x0100).pack()
-        self.src.append((hdr, 0, 0, 1, 1, bar))
+        self.send(hdr, b"", bar, bad)
 
     async def wait_cpls(self, n):
         for _ in range(100000):
@@ -274,11 +286,7 @@ async def test_non_memory_requests(dut):
         dw0 = (fmt << 29) | (typ << 24) | (length & 0x3FF)
         dw1 = (0x0100 << 16) | (tag << 8) | ((0xF if length > 1 else 0) << 4) | 0xF
         hdr = (dw0 << 96) | (dw1 << 64) | (BAR_BASE + 0x80)
-        payload = tb.rng.randbytes(4 * n)
-        beats = [payload[i:i + 4 * dwb] for i in range(0, len(payload), 4 * dwb)] or [b""]
-        for i, b in enumerate(beats):
-            tb.src.append((hdr, int.from_bytes(b, "little"), (1 << (len(b) // 4)) - 1, int(i == 0),
-                           int(i == len(beats) - 1), 0))
+        tb.send(hdr, tb.rng.randbytes(4 * n))
         if not posted:
             want.append(tag)
     await tb.wait_cpls(len(want))
@@ -295,6 +303,172 @@ async def test_non_memory_requests(dut):
     await tb.wait_cpls(1)
     c, data = tb.cpls.pop()
     assert c.status == CPL_SC and c.tag == 7 and data == b"\x01\x02\x03\x04"
+
+
+def raw_hdr(fmt, typ, length, tag, off=0x80):
+    """Header of a request of any type (PCIe 3.0 table 2-3), requester 0x0100."""
+    dw0 = (fmt << 29) | (typ << 24) | (length & 0x3FF)
+    dw1 = (0x0100 << 16) | (tag << 8) | ((0xF if length > 1 else 0) << 4) | 0xF
+    return (dw0 << 96) | (dw1 << 64) | (BAR_BASE + off)
+
+
+class DiscardModel:
+    """What the bridge should do with each request queued through it, discontinued or not, written
+    from the rules in the module header: the registers and the AXI-Lite accesses they see, the
+    completions in order, and every counter."""
+
+    def __init__(self, tb):
+        self.tb, self.dwb = tb, tb.dwb
+        self.mem = bytearray(tb.mem)
+        self.cpls = []    # (status, tag, length_dw, data)
+        self.log = []     # like Bench.axil_log
+        self.discarded = self.unsupported = self.rd_unmapped = self.wr_unmapped = 0
+
+    def write(self, off, n, fb, lb, bar=0, bad=0):
+        data = self.tb.rng.randbytes(4 * n)
+        beats = self.tb.write(off, data, fb, lb, bar=bar, bad=bad)
+        if bar != 0:                          # unsupported and posted: dropped, never answered
+            if bad and beats == 1:
+                self.discarded += 1           # discarded whole before it is looked at
+            else:
+                self.unsupported += 1
+                self.discarded += bad
+            return
+        self.discarded += bad
+        # carried out beat by beat: a discontinued write loses the DWs of its last beat only
+        done = (beats - 1) * self.dwb if bad else n
+        for k in range(done):
+            be = fb if k == 0 else lb if k == n - 1 else 0xF
+            if not be:
+                continue
+            a = off + 4 * k
+            self.log.append(("w", a, be))
+            if a + 4 > MAPPED:
+                self.wr_unmapped += 1
+                continue
+            for b in range(4):
+                if be >> b & 1:
+                    self.mem[a + b] = data[4 * k + b]
+
+    def read(self, off, n, fb, lb, tag, bar=0, bad=0):
+        self.tb.read(off, n, fb, lb, tag, bar=bar, bad=bad)
+        if bad:                               # a read is one beat: discarded whole, not even UR
+            self.discarded += 1
+            return
+        if bar != 0 or n > self.dwb:
+            self.unsupported += 1
+            self.cpls.append((CPL_UR, tag, 0, b""))
+            return
+        data = b""
+        for k in range(n):
+            a = off + 4 * k
+            self.log.append(("r", a))
+            if a + 4 <= MAPPED:
+                data += bytes(self.mem[a:a + 4])
+            else:
+                data += b"\xff" * 4
+                self.rd_unmapped += 1
+        self.cpls.append((CPL_SC, tag, n, data))
+
+    def other(self, fmt, typ, n, tag, posted, bad=0):
+        """A request other than a memory read or write with n payload DW: unsupported."""
+        beats = self.tb.send(raw_hdr(fmt, typ, max(n, 1), tag), self.tb.rng.randbytes(4 * n), bad=bad)
+        if bad and beats == 1:
+            self.discarded += 1
+            return
+        self.unsupported += 1                 # counted at its first beat, drained to its last
+        self.discarded += bad
+        if not posted and not bad:
+            self.cpls.append((CPL_UR, tag, 0, b""))
+
+    async def check(self, what):
+        tb, dut = self.tb, self.tb.dut
+        await tb.idle()
+        await ClockCycles(dut.clk, 300)       # generous: a completion owed to a discarded request shows up
+        got = [(c.status, c.tag, c.length_dw, data) for c, data in tb.cpls]
+        assert got == self.cpls, f"{what}: completions\n got  {got}\n want {self.cpls}"
+        assert tb.axil_log == self.log, f"{what}: AXI-Lite accesses\n got  {tb.axil_log}\n want {self.log}"
+        assert tb.mem == self.mem, f"{what}: register contents differ"
+        counters = {k: int(getattr(dut, "stat_" + k).value)
+                    for k in ("req_discarded", "req_unsupported", "rd_unmapped", "wr_unmapped")}
+        want = {"req_discarded": self.discarded, "req_unsupported": self.unsupported,
+                "rd_unmapped": self.rd_unmapped, "wr_unmapped": self.wr_unmapped}
+        assert counters == want, f"{what}: counters {counters} != {want}"
+
+
+async def discontinued_traffic(dut, seed, stall):
+    """Requests the core discontinued (rx_req_tlp_bad with the last beat) among good ones, back to back:
+    a one-beat request is discarded whole (no access, no completion, not counted unsupported), a longer
+    write loses its last beat's DWs only, a drained unsupported request gets no UR; each is counted
+    once in stat_req_discarded and the request after it is served normally."""
+    tb = Bench(dut, seed, stall)
+    tb.bad_noise = True
+    await tb.start()
+    m, dwb, rng = DiscardModel(tb), tb.dwb, tb.rng
+    # one case of each rule, each followed by a good request that shows the bridge went on
+    m.read(0x100, 1, 0xF, 0, tag=1, bad=1)                       # one-beat read
+    m.read(0x100, 1, 0xF, 0, tag=2)
+    m.write(0x200, dwb, 0xF, 0xF, bad=1)                         # one-beat write, a full beat
+    m.read(0x200, dwb, 0xF, 0xF, tag=3)                          # ... the registers kept their values
+    m.write(0x300, 1, 0x6, 0, bad=1)                             # one-beat write, one DW
+    m.write(0x300, 1, 0x6, 0)
+    m.read(0x300, 1, 0xF, 0, tag=4)
+    m.write(0x400, 2 * dwb + 3, 0xE, 0x7, bad=1)                 # three beats: the first two written
+    for k in range(3):
+        m.read(0x400 + 4 * dwb * k, dwb, 0xF, 0xF, tag=5 + k)
+    m.write(0x800, 2 * dwb, 0xF, 0xF, bad=1)                     # two full beats: the first written
+    m.write(0xA00, dwb + 1, 0xC, 0x3)                            # a good two-beat write after it
+    m.read(0xA00, dwb, 0xF, 0xF, tag=8)
+    m.read(0xA00 + 4 * dwb, 1, 0xF, 0, tag=9)
+    m.other(FMT_4DW_DATA, 0x0E, dwb + 2, tag=10, posted=False, bad=1)   # CAS over two beats: no UR
+    m.read(0x100, 2, 0xF, 0xF, tag=11)
+    m.other(FMT_4DW_DATA, 0x10, dwb + 1, tag=12, posted=True, bad=1)    # message over two beats
+    m.other(FMT_4DW_NODATA, 0x1F, 2 * dwb, tag=13, posted=False, bad=1)  # no-data header, payload beats
+    m.other(FMT_4DW_DATA, 0x0E, dwb + 2, tag=14, posted=False)          # the same, not discontinued: UR
+    m.other(FMT_3DW_NODATA, 0x02, 0, tag=15, posted=False, bad=1)       # one-beat IO read: discarded whole
+    m.read(0x40, 1, 0xF, 0, tag=16, bar=2, bad=1)                # one-beat read to another BAR
+    m.read(0x40, dwb + 1, 0xF, 0xF, tag=17, bad=1)               # one-beat read longer than a beat
+    m.write(0x40, dwb + 2, 0xF, 0xF, bar=2, bad=1)               # two-beat write to another BAR
+    m.read(0x40, 1, 0xF, 0, tag=18, bar=2)                       # ... and a UR for a good one
+    m.read(MAPPED + 0x10, 1, 0xF, 0, tag=19, bad=1)              # unmapped: no access, not counted
+    m.write(MAPPED + 0x20, 1, 0xF, 0, bad=1)
+    m.write(MAPPED - 4 * dwb, dwb + 2, 0xF, 0xF, bad=1)          # first beat mapped, last beat not
+    m.read(MAPPED + 0x10, 1, 0xF, 0, tag=20)
+    await m.check("fixed cases")
+    # a random mix of the same, queued all at once: a discarded request is followed at once by the next
+    for i in range(60):
+        tag, bad = 32 + i, int(rng.random() < 0.4)
+        kind = rng.choice(["rd", "rd", "wr", "wr", "wr_long", "rd_ur", "wr_bar", "cas", "msg", "io"])
+        n = rng.choice([1, 2, dwb]) if kind in ("rd", "wr") else rng.choice([dwb + 1, 2 * dwb, 2 * dwb + 3])
+        top = MAPPED + 0x100 if rng.random() < 0.1 else MAPPED   # now and then past the mapped registers
+        off = rng.randrange(0, top - 4 * n, 4)
+        fb, lb = rand_bes(rng, n)
+        if kind == "rd":
+            m.read(off, n, fb, lb, tag, bad=bad)
+        elif kind == "rd_ur":
+            m.read(off, n, 0xF, 0xF, tag, bar=rng.choice([0, 2]), bad=bad)   # longer than a beat
+        elif kind in ("wr", "wr_long"):
+            m.write(off, n, fb, lb, bad=bad)
+        elif kind == "wr_bar":
+            m.write(off, n, fb, lb, bar=rng.choice([1, 2, 5]), bad=bad)
+        elif kind == "cas":
+            m.other(FMT_4DW_DATA, 0x0E, n, tag, posted=False, bad=bad)
+        elif kind == "msg":
+            m.other(FMT_4DW_DATA, 0x10, n, tag, posted=True, bad=bad)
+        else:
+            m.other(FMT_3DW_NODATA, 0x02, 0, tag, posted=False, bad=bad)
+    await m.check("random mix")
+    dut._log.info("discarded %d, unsupported %d, %d completions", m.discarded, m.unsupported, len(m.cpls))
+
+
+@cocotb.test()
+async def test_discontinued_no_stalls(dut):
+    await discontinued_traffic(dut, beryl_seed.seed(5, "test_discontinued_no_stalls"), 0.0)
+
+
+@cocotb.test()
+async def test_discontinued_stalls(dut):
+    await discontinued_traffic(dut, beryl_seed.seed(6, "test_discontinued_stalls"), 0.5)
 
 
 @pytest.mark.parametrize("data_w", [512, 256])

@@ -3,8 +3,9 @@
 
 The completer answers each read request with completions split at random RCB boundaries,
 interleaves completions of different tags in random order, and can inject UR, CA, poisoned data,
-unexpected tags and lost completions. A Python model of the segmented RAM takes the writes with
-random backpressure; the RAM contents are compared byte for byte with host memory.
+unexpected tags, lost completions and completions the PCIe core discontinued (rx_cpl_tlp_bad). A
+Python model of the segmented RAM takes the writes with random backpressure; the RAM contents are
+compared byte for byte with host memory.
 """
 import os
 import random
@@ -42,9 +43,17 @@ class Bench:
         self.status = []
         self.requests = []
         self.fault = {}          # tag -> 'ur' | 'ca' | 'poison' | 'drop', for the next request
-        self.fault_addr = {}     # host address range start -> fault kind
+        # host address range start -> (end, fault kind) for the request starting in it: 'ur', 'ca', 'poison',
+        # 'drop', or discontinued (bad): 'bad_only' (one completion), 'bad_mid' (a middle one of completions
+        # split at every RCB), 'bad_last', 'ur_bad', 'ca_bad', 'poison_bad' (EP and bad on the last)
+        self.fault_addr = {}
         self.outstanding_tags = set()
         self.inject_unexpected = 0
+        self.unexpected = []     # (tag, length in DW, bad) of unexpected completions to send next
+        self.unexpected_sent = 0
+        self.bad_sent = 0        # completions sent with rx_cpl_tlp_bad
+        self.unchecked = []      # host byte ranges [lo, hi) whose RAM contents are not defined
+        self.bad_noise = False   # drive rx_cpl_tlp_bad at random while no beat is offered
         self.cycle = 0
 
     async def reset(self):
@@ -59,6 +68,7 @@ class Bench:
         d.rx_cpl_tlp_hdr.value = 0
         d.rx_cpl_tlp_sop.value = 0
         d.rx_cpl_tlp_eop.value = 0
+        d.rx_cpl_tlp_bad.value = 0
         d.ram_wr_cmd_ready.value = 0
         d.max_read_req_size.value = self.mrrs
         d.ext_tag_en.value = 1
@@ -77,24 +87,43 @@ class Bench:
                 kind = k
         if kind == "drop":
             return []
-        if kind in ("ur", "ca"):
-            c = Cpl(status=CPL_UR if kind == "ur" else CPL_CA, byte_count=n, lower_addr=lo & 0x7F, tag=req.tag)
-            return [[(c.pack(), b"", True, True)]]
+        if kind in ("ur", "ca", "ur_bad", "ca_bad"):
+            c = Cpl(status=CPL_UR if kind.startswith("ur") else CPL_CA, byte_count=n, lower_addr=lo & 0x7F,
+                    tag=req.tag)
+            bad = kind.endswith("_bad")
+            self.bad_sent += bad
+            self.unchecked.append((lo, lo + n))    # the request ends without data
+            return [[(c.pack(), b"", True, True, bad)]]
+        if kind == "bad_only":
+            pieces = [(lo, n)]
+        elif kind == "bad_mid":
+            # every RCB boundary (PCIe 3.0 section 2.3.1.1 allows it): enough completions for a middle one
+            cuts = [lo] + list(range((lo // self.rcb + 1) * self.rcb, lo + n, self.rcb)) + [lo + n]
+            pieces = [(a, b - a) for a, b in zip(cuts, cuts[1:])]
+            assert len(pieces) >= 2, f"bad_mid: request {lo:#x}+{n} gives one completion"
+        else:
+            pieces = split_completions(lo, n, self.rcb, self.mps, self.rng)
+        bad_i = {"bad_only": 0, "bad_mid": len(pieces) // 2 if len(pieces) > 2 else 0,
+                 "bad_last": len(pieces) - 1, "poison_bad": len(pieces) - 1}.get(kind)
         tlps = []
-        pieces = split_completions(lo, n, self.rcb, self.mps, self.rng)
         remaining = n
         for i, (a, cnt) in enumerate(pieces):
             dw_start = a & ~3
             dw_end = (a + cnt + 3) & ~3
             payload = bytes(self.host[dw_start - HOST_BASE:dw_end - HOST_BASE])
-            ep = 1 if (kind == "poison" and i == len(pieces) - 1) else 0
+            ep = 1 if (kind in ("poison", "poison_bad") and i == len(pieces) - 1) else 0
+            bad = i == bad_i
+            if bad:
+                self.bad_sent += 1
+                self.unchecked.append((a, a + cnt))
             c = Cpl(status=CPL_SC, byte_count=remaining, lower_addr=a & 0x7F, tag=req.tag,
                     length_dw=len(payload) // 4, ep=ep)
             remaining -= cnt
             beats = []
             for off in range(0, len(payload), self.beat_bytes):
                 chunk = payload[off:off + self.beat_bytes]
-                beats.append((c.pack(), chunk, off == 0, off + self.beat_bytes >= len(payload)))
+                last = off + self.beat_bytes >= len(payload)
+                beats.append((c.pack(), chunk, off == 0, last, bad and last))
             tlps.append(beats)
         return tlps
 
@@ -148,11 +177,20 @@ class Bench:
             if cur is not None and not cur:
                 cur = None
             if cur is None:
-                if self.inject_unexpected:
+                if self.unexpected:
+                    tag, ndw, bad = self.unexpected.pop(0)
+                    self.unexpected_sent += 1
+                    self.bad_sent += bad
+                    c = Cpl(status=CPL_SC, byte_count=4 * ndw, lower_addr=0, tag=tag, length_dw=ndw)
+                    payload = b"\x5a" * (4 * ndw)
+                    cur = [(c.pack(), payload[o:o + self.beat_bytes], o == 0, o + self.beat_bytes >= len(payload),
+                            bad and o + self.beat_bytes >= len(payload))
+                           for o in range(0, len(payload), self.beat_bytes)]
+                elif self.inject_unexpected:
                     self.inject_unexpected -= 1
                     free = [t for t in range(256) if t not in self.outstanding_tags]
                     c = Cpl(status=CPL_SC, byte_count=4, lower_addr=0, tag=rng.choice(free), length_dw=1)
-                    cur = [(c.pack(), b"\xaa" * 4, True, True)]
+                    cur = [(c.pack(), b"\xaa" * 4, True, True, False)]
                 else:
                     ready = [p for p in self.pending if p[0] <= self.cycle]
                     if ready:
@@ -163,16 +201,18 @@ class Bench:
                             self.outstanding_tags.discard(p[1])
             # a beat once offered stays offered until taken; idle only goes between beats
             if cur and (drive_valid or rng.random() >= self.idle):
-                hdr, chunk, sop, eop = cur[0]
+                hdr, chunk, sop, eop, bad = cur[0]
                 d.rx_cpl_tlp_hdr.value = hdr
                 d.rx_cpl_tlp_data.value = int.from_bytes(chunk.ljust(self.beat_bytes, b"\0"), "little")
                 d.rx_cpl_tlp_strb.value = (1 << (len(chunk) // 4)) - 1
                 d.rx_cpl_tlp_sop.value = int(sop)
                 d.rx_cpl_tlp_eop.value = int(eop)
+                d.rx_cpl_tlp_bad.value = int(bad)
                 d.rx_cpl_tlp_valid.value = 1
                 drive_valid = True
             else:
                 d.rx_cpl_tlp_valid.value = 0
+                d.rx_cpl_tlp_bad.value = int(self.bad_noise and rng.random() < 0.5)
 
     async def submit(self, host_addr, ram_addr, length, tag):
         d = self.dut
@@ -341,6 +381,132 @@ async def test_without_extended_tags(dut):
     await tb.wait_status(1)
     check(tb, {1: (HOST_BASE + 1, 2, 16384)})
     assert max(r.tag for r in tb.requests) < 32
+
+
+async def discontinued(dut, seed, idle, bp):
+    """Completions the PCIe core discontinued (rx_cpl_tlp_bad with the last beat), with many descriptors in
+    flight: bad on a request's only completion, on a middle one of a request split at every RCB, on the last
+    one (of a middle request and of the descriptor's last request), with EP, on a UR or CA completion (the
+    status wins), and on completions for tags that are not outstanding. Each discontinued completion is
+    counted; its descriptor finishes with POISON (unless it already had an error) after all its requests,
+    whose other data is in the RAM; the good descriptors in between finish OK with their data."""
+    tb = Bench(dut, seed, idle=idle, backpressure=bp, mrrs=1, rcb=64)   # 256-byte requests
+    tb.bad_noise = True
+    await tb.reset()
+    rng = tb.rng
+    tag_count = int(os.environ.get("PARAM_PCIE_TAG_COUNT", "64"))
+    # before any request, completions for tags that are all idle: discarded and counted, nothing written
+    tb.unexpected = [(0, 1, 1), (5, tb.beat_bytes // 4 + 1, 1), (9, 2, 0)]
+    for _ in range(5000):
+        if tb.unexpected_sent == 3 and not tb.unexpected:
+            break
+        await RisingEdge(dut.clk)
+    await ClockCycles(dut.clk, 20)
+    assert tb.ram == bytearray(tb.ram_size), "a completion for an idle tag wrote to the RAM"
+    # (fault, request index) -> expected status; requests are 256 bytes from the 256-byte boundary
+    faults = [("bad_only", 0, DMA_ERR_POISON, 200),    # a one-request descriptor: its only completion
+              ("bad_only", 1, DMA_ERR_POISON, 1024),   # the only completion of a middle request
+              ("bad_mid", 1, DMA_ERR_POISON, 1024),    # a middle completion: the rest goes on
+              ("bad_mid", 0, DMA_ERR_POISON, 700),
+              ("bad_last", 1, DMA_ERR_POISON, 1024),
+              ("bad_last", -1, DMA_ERR_POISON, 1024),  # the descriptor's last completion of all
+              ("poison_bad", 2, DMA_ERR_POISON, 1024),
+              ("ur_bad", 1, DMA_ERR_UR, 1024),         # UR already: stays UR
+              ("ca_bad", 0, DMA_ERR_CA, 600)]
+    plan = [f for f in faults for _ in range(2)] + [None] * 16
+    rng.shuffle(plan)
+    expect, status_want = {}, {}
+    ram_cursor = 0
+    most_in_flight = 0
+    for i, f in enumerate(plan):
+        area = HOST_BASE + 0x2000 * i
+        if f is None:
+            length = rng.choice([1, 63, 256, 257, 1000, rng.randint(1, 4000)])
+            host = area + rng.randint(0, 255)
+        else:
+            kind, j, _, length = f
+            # a request 0 that must fit one request (bad_only) or split into three or more (bad_mid) starts
+            # early in its 256 bytes
+            host = area + (rng.randint(0, 56) if j == 0 else rng.randint(0, 255))
+            if j < 0:
+                j = (host - area + length - 1) // 256
+            tb.fault_addr[area + 256 * j] = (area + 256 * (j + 1), kind)
+        ram = ram_cursor + rng.randint(0, 127)
+        ram_cursor = ram + length
+        expect[i] = (host, ram, length)
+        status_want[i] = f[2] if f else DMA_OK
+        await tb.submit(host, ram, length, i)
+        most_in_flight = max(most_in_flight, i + 1 - len(tb.status))
+        if i % 8 == 3:   # among the traffic: a completion for a tag the engine does not have, discontinued
+            tb.unexpected.append((rng.randrange(tag_count, 256), rng.randint(1, 2 * tb.beat_bytes // 4), 1))
+    await tb.wait_status(len(plan))
+    await ClockCycles(dut.clk, 50)
+    assert most_in_flight >= 4, f"at most {most_in_flight} descriptors were in flight at once"
+    got = dict(tb.status)
+    assert len(tb.status) == len(plan), f"{len(tb.status)} statuses for {len(plan)} descriptors"
+    wrong = {t: (plan[t], got.get(t), w) for t, w in status_want.items() if got.get(t) != w}
+    assert not wrong, f"tag: (fault, status, expected) {wrong}"
+    # every byte of a descriptor is in the RAM but those of the discontinued completions and of UR/CA requests
+    covered = []
+    for tag, (host, ram, length) in expect.items():
+        want = tb.host[host - HOST_BASE:host - HOST_BASE + length]
+        have = bytes(tb.ram[ram:ram + length])
+        skip = [(max(lo, host) - host, min(hi, host + length) - host) for lo, hi in tb.unchecked
+                if lo < host + length and hi > host]
+        assert bool(skip) == (status_want[tag] != DMA_OK), f"tag {tag}: unchecked ranges {skip}"
+        for k in range(length if have != want else 0):
+            if have[k] != want[k] and not any(a <= k < b for a, b in skip):
+                raise AssertionError(f"tag {tag} ({plan[tag]}): host {host:#x} ram {ram:#x} len {length}: "
+                                     f"mismatch at {k}")
+        covered.append((ram, ram + length))
+    # nothing written outside the descriptors (the unexpected completions included)
+    covered.sort()
+    prev = 0
+    for a, b in covered + [(tb.ram_size, tb.ram_size)]:
+        assert tb.ram[prev:a] == bytearray(a - prev), f"RAM written in the gap {prev:#x}..{a:#x}"
+        prev = b
+    n_bad = sum(1 for f in plan if f)
+    n_unexp = 3 + len([i for i in range(len(plan)) if i % 8 == 3])
+    assert tb.unexpected_sent == n_unexp
+    assert tb.bad_sent == n_bad + n_unexp - 1, "the bench sent one bad completion per fault and unexpected one"
+    counters = {k: int(getattr(dut, "stat_" + k).value)
+                for k in ("cpl_discarded", "err_poison", "err_ur", "err_ca", "err_timeout", "cpl_unexpected",
+                          "desc_done")}
+    want = {"cpl_discarded": tb.bad_sent,
+            "err_poison": sum(1 for v in status_want.values() if v == DMA_ERR_POISON),
+            "err_ur": sum(1 for v in status_want.values() if v == DMA_ERR_UR),
+            "err_ca": sum(1 for v in status_want.values() if v == DMA_ERR_CA),
+            "err_timeout": 0, "cpl_unexpected": n_unexp, "desc_done": len(plan)}
+    assert counters == want, f"counters {counters} != {want}"
+    # and the engine goes on: a good descriptor after all of that
+    tb.status.clear()
+    tb.fault_addr.clear()
+    await tb.submit(HOST_BASE + 0xF0003, ram_cursor + 65, 3000, 200)
+    await tb.wait_status(1)
+    check(tb, {200: (HOST_BASE + 0xF0003, ram_cursor + 65, 3000)})
+    assert int(dut.stat_cpl_discarded.value) == tb.bad_sent
+    dut._log.info("%d descriptors (up to %d in flight), %d discontinued completions, %d cycles", len(plan) + 1,
+                  most_in_flight, tb.bad_sent, tb.cycle)
+
+
+@cocotb.test()
+async def test_discontinued_no_stalls(dut):
+    await discontinued(dut, beryl_seed.seed(9, "test_discontinued_no_stalls"), 0.0, 0.0)
+
+
+@cocotb.test()
+async def test_discontinued_idle(dut):
+    await discontinued(dut, beryl_seed.seed(10, "test_discontinued_idle"), 0.5, 0.0)
+
+
+@cocotb.test()
+async def test_discontinued_backpressure(dut):
+    await discontinued(dut, beryl_seed.seed(11, "test_discontinued_backpressure"), 0.0, 0.5)
+
+
+@cocotb.test()
+async def test_discontinued_idle_and_backpressure(dut):
+    await discontinued(dut, beryl_seed.seed(12, "test_discontinued_idle_and_backpressure"), 0.3, 0.3)
 
 
 # ---------------------------------------------------------------- pytest entry

@@ -15,7 +15,11 @@ Every rx_req TLP is compared with the reference: all 128 header bits (fmt/type, 
 with 1024 -> 0, requester id, tag, first/last BE, 64-bit address, every reserved bit zero), bar_id,
 payload bytes; the sink checks the stream rules on every beat (strb contiguous from bit 0, full beats
 before eop, sop/eop framing, header and bar_id constant over a TLP, a header-only TLP is one strb-0
-beat, outputs held while valid && !ready, valid never dropped without a handshake).
+beat, outputs held while valid && !ready, valid never dropped without a handshake). In every test
+rx_req_tlp_bad is checked on every beat: 0 before eop and, with eop, 1 exactly for the requests of
+which some accepted CQ beat had the tuser discontinue bit (PG213; bit 96 at 512 bits, 41 at 256),
+the bench's reference taken from the CQ beats themselves; so every request sent without
+discontinue must come out with bad 0.
 
 Tests: every payload length around the beat edges (input and output) plus random lengths and every
 request kind, under no stalls, random source idle (also inside a TLP), random sink backpressure and
@@ -23,8 +27,12 @@ both; a walking one through every header field bit; every PG213 request type cod
 atomics, locked read keep their PCIe type; configuration and message codes must not look like a
 request); the header's full-rate claim (CQ never stalled with rx_req ready, output beat j of every
 TLP exactly 2 cycles after input beat j); reset in the middle of traffic (output idle afterwards,
-later TLPs intact); a discontinued TLP does not corrupt the stream; illegal parameters stop
-elaboration. BERYL_LONG=1 runs more TLPs.
+later TLPs intact); discontinue (the bit from CqSource's `frame.discontinue` on every beat of a
+request, or from the bench on its last beat only, as PG213 describes it, or on its first beat
+only, which must be kept until the last): every request comes out whole and in order, flagged bad
+exactly as above, single- and multi-beat requests, bad ones back to back, a good one right after a
+bad one not flagged, under the four stall modes; illegal parameters stop elaboration.
+BERYL_LONG=1 runs more TLPs.
 """
 import sys
 from pathlib import Path
@@ -104,12 +112,11 @@ def rand_request(rng, kind, ndw, **fields):
 
 
 class Expect:
-    """One rx_req TLP the module must produce: header (128-bit int), payload, bar_id.
-    `optional`: the TLP may be missing (a discontinued TLP)."""
+    """One rx_req TLP the module must produce: header (128-bit int), payload, bar_id (its
+    rx_req_tlp_bad is the bench's, from the CQ beats)."""
 
-    def __init__(self, hdr, payload, bar_id, what, optional=False):
+    def __init__(self, hdr, payload, bar_id, what):
         self.hdr, self.payload, self.bar_id, self.what = hdr, bytes(payload), bar_id, what
-        self.optional = optional
 
     def diff(self, frame):
         errs = []
@@ -127,7 +134,7 @@ class Expect:
         return errs
 
 
-def expect_for(t, what="", optional=False):
+def expect_for(t, what=""):
     """The rx_req TLP for request `t`, from cocotbext-pcie's PCIe header packer."""
     out_type = KINDS_BY_TYPE[t.fmt_type]
     e = Tlp(t)
@@ -141,7 +148,7 @@ def expect_for(t, what="", optional=False):
         fmt, typ = out_type.value
         hdr = (hdr & ((1 << 120) - 1)) | (int(fmt) << 125) | (typ << 120)
     return Expect(hdr, t.data if has_data(t.fmt_type) else b"", t.bar_id,
-                  what or f"{out_type.name} len {t.length}", optional=optional)
+                  what or f"{out_type.name} len {t.length}")
 
 
 
@@ -189,13 +196,16 @@ class GarbageCqSource(GarbageSource, CqSource):
     BYTE_EN_OFF, PARITY_OFF = (16, 119) if TLP_DATA_W == 512 else (8, 53)
 
 
+DISC_BIT = 96 if TLP_DATA_W == 512 else 41    # PG213 CQ tuser discontinue
+
+
 class TB(ModelToNeutralTB):
     def __init__(self, dut, seed, name):
         super().__init__(dut, seed, name, in_prefix="s_axis_cq", in_name="CQ", source_cls=GarbageCqSource,
-                         out_prefix="rx_req", side=["bar_id"])
+                         out_prefix="rx_req", side=["bar_id"], disc_bit=DISC_BIT)
 
-    def send_tlp(self, t, **kw):
-        self.send(t.pack_us_cq(), expect_for(t, **kw))
+    def send_tlp(self, t, disc=(), **kw):
+        self.send(t.pack_us_cq(), expect_for(t, **kw), disc=disc)
 
 
 def sweep(tb, count):
@@ -351,27 +361,44 @@ async def test_reset_mid_traffic(dut):
 
 @cocotb.test()
 async def test_discontinue(dut):
-    """PG213: the core flags a CQ packet it could not read cleanly with discontinue and the user
-    must discard it. The module does not say it handles the flag; this checks only that such a
-    packet does not corrupt the stream: it is either dropped or delivered as sent, and every other
-    TLP comes out intact."""
+    """PG213: the core flags a CQ request it found an uncorrectable error in with discontinue; the
+    module passes the request on whole and flags it with rx_req_tlp_bad on its last beat, and the
+    consumer discards it. The bit comes from CqSource (`frame.discontinue`: every beat of the
+    request) or from the bench (the last beat only, as PG213 describes it, or the first beat only,
+    which the module must keep until the last). Every request must come out intact and in order,
+    flagged exactly when one of its CQ beats had the bit: single- and multi-beat requests, bad
+    ones back to back, good ones right after bad ones, in the four stall modes."""
     tb = TB(dut, 26, "beryl_pcie_us_cq.discontinue")
     await tb.start()
     rng = tb.rng
-    dropped = 0
+    one = N - DESC_DW         # most payload dwords of a one-beat write
+    total = None
     for mode in range(4):
         tb.set_mode(mode)
-        jobs = []
-        for _ in range(40):
-            t = rand_request(rng, rng.choice(["MWr64", "MRd64"]), rng.randint(1, 3 * N))
-            t.discontinue = rng.random() < 0.3
-            jobs.append(t)
-        for t in jobs:
-            tb.send_tlp(t, optional=t.discontinue)
+        # units of one or two requests, shuffled: each bad kind once for sure, followed by a good
+        # multi-beat write, then random requests with random discontinue
+        units = [[(rand_request(rng, "MWr64", n), how), (rand_request(rng, "MWr64", rng.randint(one + 1, 3 * N)),
+                                                         "clean")]
+                 for n in (rng.randint(1, one), rng.randint(one + 1, 3 * N)) for how in list(us_conv_bench.DISC_HOW)[1:]]
+        for _ in range(80 if LONG else 50):
+            n = rng.choice([rng.randint(1, one), rng.randint(one + 1, 3 * N), rng.randint(1, 4 * N)])
+            how = rng.choice(list(us_conv_bench.DISC_HOW) + ["clean"] * 2)
+            units.append([(rand_request(rng, rng.choice(["MWr64", "MWr", "MRd64"]), n), how)])
+        rng.shuffle(units)
+        jobs = [job for u in units for job in u]
         ndone = len(tb.done)
+        for t, how in jobs:
+            t.discontinue = how == "every beat"
+            tb.send_tlp(t, disc=us_conv_bench.DISC_HOW[how],
+                        what=f"{KINDS_BY_TYPE[t.fmt_type].name} len {t.length} ({how})")
         await tb.drain()
-        dropped += sum(t.discontinue for t in jobs) - sum(e.optional for e, _ in tb.done[ndone:])
-    dut._log.info("discontinued TLPs dropped: %d (delivered as sent otherwise)", dropped)
+        cases = us_conv_bench.discontinue_cases(tb.done[ndone:], [how for _, how in jobs])
+        dut._log.info("%s: %d TLPs intact, bad flags right: %s", MODES[mode], len(jobs), cases)
+        total = cases if total is None else {k: total[k] + v for k, v in cases.items()}
+    for k, v in total.items():
+        if k != "good, marked by a beat shared with a bad one":   # straddle only (not on CQ)
+            assert v >= 4, f"discontinue case not covered enough: {k} ({v})"
+    assert not total["good, marked by a beat shared with a bad one"]
 
 
 @pytest.mark.parametrize("tlp_data_w", [512, 256])

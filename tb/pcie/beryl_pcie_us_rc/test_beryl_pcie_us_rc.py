@@ -19,7 +19,12 @@ parity, which the module must ignore.
 Every rx_cpl TLP is compared with the reference: all 128 header bits, err_code, req_done and payload
 bytes; the sink checks the stream rules on every beat (strb contiguous, full beats before eop,
 sop/eop framing, header and sidebands constant over a TLP, a header-only TLP is one strb-0 beat,
-outputs held while valid && !ready).
+outputs held while valid && !ready). In every test rx_cpl_tlp_bad is checked on every beat: 0 before
+eop and, with eop, 1 exactly for the TLPs of which some accepted RC beat (one the TLP has dwords in)
+had the tuser discontinue bit (PG213; bit 96 at 512 bits, 42 at 256), the bench's reference taken
+from the RC beats themselves (with straddle, from the is_sop/is_eop framing of each beat: a beat
+with the bit marks both TLPs it carries); so every TLP sent without discontinue, and sharing no
+beat with one sent with it, must come out with bad 0.
 
 Tests: every payload length around the beat and half-beat edges plus random lengths under no
 stalls, random source idle (also inside a TLP), random sink backpressure and both (with straddle:
@@ -28,8 +33,13 @@ descriptor field bit; every error code against every status, with and without po
 full rate (without straddle: RC never stalled with rx_cpl ready, output beat j of every TLP
 exactly 2 cycles after input beat j; with straddle: RC held off only in cycles where rx_cpl is
 busy, and never for whole-block completions); reset in the middle of traffic (output idle
-afterwards, later TLPs intact); a discontinued TLP does not corrupt the stream; illegal parameters
-stop elaboration. BERYL_LONG=1 runs more TLPs.
+afterwards, later TLPs intact); discontinue (the bit from RcSource's `frame.discontinue` on every
+beat a TLP occupies, or from the bench on its last beat only, as PG213 describes it, or on its
+first beat only, which must be kept until the last): every TLP comes out whole and in order,
+flagged bad exactly as above, single- and multi-beat TLPs, bad ones back to back, a good one right
+after a bad one not flagged, with straddle a beat carrying one TLP's end and the next one's start
+with the bit set (both flagged), under the four stall modes; illegal parameters stop elaboration.
+BERYL_LONG=1 runs more TLPs.
 """
 import os
 import sys
@@ -92,11 +102,11 @@ def rand_cpl(rng, ndw, **fields):
 
 
 class Expect:
-    """One rx_cpl TLP: header (128-bit int), payload, err_code, req_done. `optional`: may be
-    missing (a discontinued TLP)."""
+    """One rx_cpl TLP: header (128-bit int), payload, err_code, req_done (its rx_cpl_tlp_bad is the
+    bench's, from the RC beats)."""
 
-    def __init__(self, hdr, payload, side, what, optional=False):
-        self.hdr, self.payload, self.side, self.what, self.optional = hdr, bytes(payload), side, what, optional
+    def __init__(self, hdr, payload, side, what):
+        self.hdr, self.payload, self.side, self.what = hdr, bytes(payload), side, what
 
     def diff(self, frame):
         errs = []
@@ -114,7 +124,7 @@ class Expect:
         return errs
 
 
-def expect_for(t, what="", optional=False):
+def expect_for(t, what=""):
     """The rx_cpl TLP for completion `t`, from cocotbext-pcie's PCIe header packer."""
     locked = t.fmt_type in (TlpType.CPL_LOCKED, TlpType.CPL_LOCKED_DATA)
     with_data = (t.length & 0x7FF) != 0          # the descriptor's dword count
@@ -133,7 +143,7 @@ def expect_for(t, what="", optional=False):
     assert hdr >> 128 == 0
     side = {"err_code": t.error_code, "req_done": int(bool(t.request_completed))}
     return Expect(hdr, t.data if with_data else b"", side,
-                  what or f"cpl len {t.length} status {t.status} err {t.error_code}", optional)
+                  what or f"cpl len {t.length} status {t.status} err {t.error_code}")
 
 
 def edge_lengths():
@@ -163,6 +173,10 @@ class GarbageRcSource(GarbageSource, RcSource):
     tuser byte enables and parity, which the module must ignore."""
     # tuser fields the module must ignore (PG213 RC): per-dword byte enables and parity
     BYTE_EN_OFF, PARITY_OFF = (0, 97) if TLP_DATA_W == 512 else (0, 43)
+    SOP_OFF, EOP_OFF = SOP, EOP  # straddle: is_sop/is_eop[1:0], how many TLPs start/end in a beat
+
+
+DISC_BIT = 96 if TLP_DATA_W == 512 else 42    # PG213 RC tuser discontinue
 
 
 class TB(ModelToNeutralTB):
@@ -170,11 +184,11 @@ class TB(ModelToNeutralTB):
         self.two_sops = 0          # straddled RC beats with two TLP starts
         self.end_start = 0         # ... with one TLP's end and the next one's start
         super().__init__(dut, seed, name, in_prefix="s_axis_rc", in_name="RC", source_cls=GarbageRcSource,
-                         out_prefix="rx_cpl", side=["err_code", "req_done"],
+                         out_prefix="rx_cpl", side=["err_code", "req_done"], disc_bit=DISC_BIT,
                          source_kwargs={"segments": 2 if STRADDLE else 1})
 
-    def send_tlp(self, t, **kw):
-        self.send(t.pack_us_rc(), expect_for(t, **kw))
+    def send_tlp(self, t, disc=(), **kw):
+        self.send(t.pack_us_rc(), expect_for(t, **kw), disc=disc)
 
     def framing_in(self):
         if not STRADDLE:
@@ -182,7 +196,7 @@ class TB(ModelToNeutralTB):
         sops, eops, more = parse_framing(int(self.in_sig["tuser"].value), self.in_mid)
         self.two_sops += len(sops) == 2
         self.end_start += bool(sops and eops and min(eops) < max(sops))
-        return more
+        return len(sops), more
 
 
 def sweep(tb, count):
@@ -352,26 +366,50 @@ async def test_reset_mid_traffic(dut):
 
 @cocotb.test()
 async def test_discontinue(dut):
-    """PG213: discontinue marks an RC packet whose payload the core could not read cleanly. The
-    module does not say it handles the flag; this checks only that such a packet does not corrupt
-    the stream: it is dropped or delivered as sent, every other TLP comes out intact."""
+    """PG213: discontinue marks an RC packet the core found an uncorrectable error in; the module
+    passes the TLP on whole and flags it with rx_cpl_tlp_bad on its last beat (its data must not be
+    used). The bit comes from RcSource (`frame.discontinue`: every beat the TLP occupies) or from
+    the bench (the last beat only, as PG213 describes it, or the first beat only, which the module
+    must keep until the last). Every TLP must come out intact and in order, flagged exactly when
+    one of its RC beats had the bit (with straddle the bit cannot tell the two TLPs of a beat
+    apart: both are flagged): single- and multi-beat TLPs, bad ones back to back, good ones right
+    after bad ones, in the four stall modes."""
     tb = TB(dut, 46, "beryl_pcie_us_rc.discontinue")
     await tb.start()
     rng = tb.rng
-    dropped = 0
+    one = N - DESC_DW         # most payload dwords of a one-beat completion
+    total = None
+    shared0 = tb.shared_disc
     for mode in range(4):
         tb.set_mode(mode)
-        jobs = []
-        for _ in range(40):
-            t = rand_cpl(rng, rng.choice([rng.randint(0, 6), rng.randint(1, 3 * N)]))
-            t.discontinue = rng.random() < 0.3
-            jobs.append(t)
+        # units of one or two TLPs, shuffled: each bad kind once for sure, followed by a good
+        # multi-beat one, then random TLPs (short ones often, to share beats) with random discontinue
+        units = [[(rand_cpl(rng, n), how), (rand_cpl(rng, rng.randint(one + 1, 3 * N)), "clean")]
+                 for n in (rng.randint(0, one), rng.randint(one + 1, 3 * N)) for how in list(us_conv_bench.DISC_HOW)[1:]]
+        for _ in range(80 if LONG else 50):
+            n = rng.choice([rng.randint(0, 5), rng.randint(0, one), rng.randint(one + 1, 3 * N)])
+            how = rng.choice(list(us_conv_bench.DISC_HOW) + ["clean"] * 2)
+            units.append([(rand_cpl(rng, n), how)])
+        rng.shuffle(units)
+        jobs = [job for u in units for job in u]
         ndone = len(tb.done)
-        for t in jobs:
-            tb.send_tlp(t, optional=t.discontinue)
+        for t, how in jobs:
+            t.discontinue = how == "every beat"
+            tb.send_tlp(t, disc=us_conv_bench.DISC_HOW[how], what=f"cpl len {t.length} ({how})")
         await tb.drain()
-        dropped += sum(t.discontinue for t in jobs) - sum(e.optional for e, _ in tb.done[ndone:])
-    dut._log.info("discontinued TLPs dropped: %d (delivered as sent otherwise)", dropped)
+        cases = us_conv_bench.discontinue_cases(tb.done[ndone:], [how for _, how in jobs])
+        dut._log.info("%s: %d TLPs intact, bad flags right: %s", MODES[mode], len(jobs), cases)
+        total = cases if total is None else {k: total[k] + v for k, v in cases.items()}
+    shared = tb.shared_disc - shared0
+    dut._log.info("RC beats with discontinue carrying two TLPs (both flagged): %d", shared)
+    for k, v in total.items():
+        if k != "good, marked by a beat shared with a bad one":
+            assert v >= 4, f"discontinue case not covered enough: {k} ({v})"
+    if STRADDLE:
+        assert shared >= 4 and total["good, marked by a beat shared with a bad one"] >= 4, \
+            "straddle: no beat with the bit carried one TLP's end and another's start"
+    else:
+        assert not shared and not total["good, marked by a beat shared with a bad one"]
 
 
 @pytest.mark.parametrize("tlp_data_w,straddle", [(512, 1), (512, 0), (256, 0)],

@@ -9,13 +9,27 @@ expected output is the payload cut into N-dword beats, strb contiguous from bit 
 and eop on the last beat, the first beat's s_side on every beat, and a single strb-0 beat for a
 descriptor-only packet. Sideband and s_start_mid carry garbage on beats other than the first (and
 s_start_mid on every beat without MID_START_EN); every input carries garbage while tvalid is low.
+s_bad (the hard IP's discontinue) is drawn independently for every input beat of every packet
+(BAD_PROB), so packets come with it on no beat, only the first, only a middle one, only the last
+and on several; the expected m_bad is 0 on every beat but the last and, on the last, the OR of
+the packet's input beats.
 
-Every output beat is compared with the model in order (strb, sop, eop, m_side, strobed data);
-the sink also checks that nothing changes while valid && !ready. Tests: every payload length
-around the beat edges plus random lengths under the four stall modes; the header's full-rate claim
+Every output beat is compared with the model in order (strb, sop, eop, m_side, m_bad, strobed
+data); the sink also checks that nothing changes while valid && !ready. The monitor also checks,
+every cycle a beat is offered, that the strip takes it whenever it has room (header: filling an
+empty hold register needs no output slot). Room is derived from the stream, not the RTL: every
+accepted input beat that begins an output beat adds one to what the strip holds, every delivered
+output beat takes one away, and the strip holds at most CAPACITY = 3 (the hold register and the
+two-entry output skid); with fewer inside, s_axis_tready must be 1. A stall with the hold
+register provably empty (the last packet's last beat folded into the output beat before it) and
+two beats inside is the case `s_axis_tready = out_ready` gets wrong; test_random_streams requires
+some. Tests: every payload length around the beat edges plus random lengths under the four stall
+modes, with coverage of every s_bad pattern (above) and both kinds of last beat (folded into the
+previous output beat, or flushed from the hold register on its own); the header's full-rate claim
 (input never stalled, output beat j of a packet two cycles after input beat j); reset in the
-middle of traffic (output idle afterwards, later packets intact); illegal parameters stop
-elaboration. BERYL_LONG=1 adds configurations and packets.
+middle of traffic (output idle afterwards, later packets intact, m_bad included: a packet cut by
+reset leaves no mark on the next); illegal parameters stop elaboration. BERYL_LONG=1 adds
+configurations and packets.
 """
 import os
 import subprocess
@@ -37,6 +51,11 @@ SIDE_W = int(os.environ.get("PARAM_SIDE_W", "128"))
 MID_START_EN = int(os.environ.get("PARAM_MID_START_EN", "0"))
 N = DATA_W // 32          # dwords per beat
 LATENCY = 2               # from the module header: input beat j -> output beat j, cycles
+BAD_PROB = 0.25           # chance of s_bad on each input beat, independently
+# Output beats the strip can hold once begun: the hold register (one output beat, partial or a
+# packet's flushed last beat) plus beryl_pcie_us_skid's two entries (its header: two-entry skid,
+# s_ready while its spare entry is empty).
+CAPACITY = 3
 
 
 # ------------------------------------------------------------------------------------------
@@ -50,7 +69,8 @@ class Pkt:
         self.side = side
         self.mid = mid            # starts at dword N/2 (only with MID_START_EN)
         self.beats = []           # input beats (data, keep, last)
-        self.expect = []          # expected output beats (data, strb, sop, eop, side)
+        self.bad = []             # s_bad per input beat
+        self.expect = []          # expected output beats (data, strb, sop, eop, side, bad)
 
 
 def input_beats(pkt, rng):
@@ -71,18 +91,44 @@ def input_beats(pkt, rng):
 
 
 def expected_beats(pkt):
-    """The payload in N-dword beats; a descriptor-only packet is one beat with strb 0."""
+    """The payload in N-dword beats; a descriptor-only packet is one beat with strb 0. m_bad is
+    0 on every beat but the last, and on the last it is set iff s_bad was on any input beat."""
     p = pkt.payload
+    bad = int(any(pkt.bad))
     if not p:
-        return [(0, 0, 1, 1, pkt.side)]
+        return [(0, 0, 1, 1, pkt.side, bad)]
     out = []
     for b in range(0, len(p), N):
         chunk = p[b:b + N]
         data = 0
         for i, dw in enumerate(chunk):
             data |= dw << (32 * i)
-        out.append((data, (1 << len(chunk)) - 1, int(b == 0), int(b + N >= len(p)), pkt.side))
+        eop = int(b + N >= len(p))
+        out.append((data, (1 << len(chunk)) - 1, int(b == 0), eop, pkt.side, bad & eop))
     return out
+
+
+def bad_pattern(pkt):
+    """Coverage class of the packet's s_bad beats; the last-beat classes also name how the last
+    output beat leaves: 'folded' (the last input beat completes the output beat before it, m_bad
+    from that cycle's s_bad) or 'flushed' (from the hold register on its own, m_bad registered)."""
+    b, n = pkt.bad, len(pkt.bad)
+    end = "folded" if len(pkt.expect) < n else "flushed"
+    if not any(b):
+        return "none"
+    if n == 1:
+        return "single beat"
+    if sum(b) > 1:
+        return "several"
+    if b[0]:
+        return "first only"
+    if b[-1]:
+        return f"last only, {end}"
+    return "middle only"
+
+
+BAD_PATTERNS = {"none", "single beat", "several", "first only", "middle only",
+                "last only, folded", "last only, flushed"}
 
 
 def edge_lengths():
@@ -106,10 +152,15 @@ class TB(PacketBench):
         super().__init__(dut, seed, s_valid="s_axis_tvalid", s_ready="s_axis_tready",
                          m_valid="m_tlp_valid", m_ready="m_tlp_ready",
                          garbage={"s_axis_tdata": DATA_W, "s_axis_tkeep": N, "s_axis_tlast": 1,
-                                  "s_side": SIDE_W, "s_start_mid": 1})
+                                  "s_side": SIDE_W, "s_start_mid": 1, "s_bad": 1})
         self.npkts = 0
         # exp: (packet, beat idx, expected beat) in output order
         self.out_log = []          # (packet, beat, cycle) accepted output beats
+        self.patterns = {}         # bad_pattern() -> packets made
+        # room model (monitor): output beats begun by accepted input beats and not delivered
+        self.inside = 0
+        self.hold_empty = True     # hold register provably empty (reset, or a folded last beat)
+        self.room_hits = 0         # beats offered with the hold empty and the skid full
 
     def make(self, nd, mid=None):
         """Queue a packet with nd payload dwords; mid: start at dword N/2 (random if None)."""
@@ -120,7 +171,10 @@ class TB(PacketBench):
                   [rng.getrandbits(32) for _ in range(nd)], rng.getrandbits(SIDE_W), mid)
         self.npkts += 1
         pkt.beats = input_beats(pkt, rng)
+        pkt.bad = [int(rng.random() < BAD_PROB) for _ in pkt.beats]
         pkt.expect = expected_beats(pkt)
+        pat = bad_pattern(pkt)
+        self.patterns[pat] = self.patterns.get(pat, 0) + 1
         self.queue.append(pkt)
         self.exp.extend((pkt, j, e) for j, e in enumerate(pkt.expect))
         return pkt
@@ -132,6 +186,7 @@ class TB(PacketBench):
         dut.s_axis_tdata.value = data
         dut.s_axis_tkeep.value = keep
         dut.s_axis_tlast.value = last
+        dut.s_bad.value = pkt.bad[j]
         if j == 0:
             dut.s_side.value = pkt.side
             if MID_START_EN:
@@ -142,10 +197,32 @@ class TB(PacketBench):
             self.drive_garbage(("s_side", "s_start_mid"))
         dut.s_axis_tvalid.value = 1
 
+    def sample_input(self, in_rst):
+        """Before taking this edge's handshake: a beat offered while the strip holds fewer than
+        CAPACITY output beats must be taken (values from before the edge, as the handshake)."""
+        if self.in_valid and not in_rst:
+            ready = int(self.port.s_ready.value)
+            if self.inside < CAPACITY and not ready:
+                pkt, j = self.cur
+                self.err(f"packet {pkt.idx} input beat {j} stalled with {self.inside} of "
+                         f"{CAPACITY} output beats inside" +
+                         (" and the hold register empty" if self.hold_empty else ""))
+            if self.hold_empty and self.inside == CAPACITY - 1:
+                self.room_hits += 1      # the skid is full: only the empty hold makes room
+        super().sample_input(in_rst)
+
+    def accept(self):
+        pkt, j = self.cur
+        # input beat j begins output beat j unless it is a last beat folded into beat j - 1
+        if j < len(pkt.expect):
+            self.inside += 1
+        self.hold_empty = j == len(pkt.expect)
+        super().accept()
+
     def read_output(self):
         dut = self.dut
         return (int(dut.m_tlp_data.value), int(dut.m_tlp_strb.value), int(dut.m_tlp_sop.value),
-                int(dut.m_tlp_eop.value), int(dut.m_side.value))
+                int(dut.m_tlp_eop.value), int(dut.m_side.value), int(dut.m_bad.value))
 
     def compare(self, got):
         if not self.exp:
@@ -154,8 +231,9 @@ class TB(PacketBench):
             return
         pkt, j, exp = self.exp.popleft()
         self.out_log.append((pkt.idx, j, self.cycle))
-        e_data, e_strb, e_sop, e_eop, e_side = exp
-        g_data, g_strb, g_sop, g_eop, g_side = got
+        self.inside -= 1
+        e_data, e_strb, e_sop, e_eop, e_side, e_bad = exp
+        g_data, g_strb, g_sop, g_eop, g_side, g_bad = got
         where = (f"packet {pkt.idx} ({len(pkt.payload)} payload dwords, "
                  f"{'mid' if pkt.mid else 'dword 0'} start) output beat {j}")
         if (g_strb, g_sop, g_eop) != (e_strb, e_sop, e_eop):
@@ -163,6 +241,9 @@ class TB(PacketBench):
                      f"got {g_strb:#x}/{g_sop}/{g_eop}")
         if g_side != e_side:
             self.err(f"{where}: m_side expected {e_side:#x}, got {g_side:#x}")
+        if g_bad != e_bad:
+            self.err(f"{where}: m_bad expected {e_bad}, got {g_bad} (eop {e_eop}, s_bad per input "
+                     f"beat {''.join(map(str, pkt.bad))})")
         for i in range(e_strb.bit_length()):
             e_dw = e_data >> (32 * i) & 0xFFFFFFFF
             g_dw = g_data >> (32 * i) & 0xFFFFFFFF
@@ -171,6 +252,8 @@ class TB(PacketBench):
                 break
 
     def after_reset(self):
+        self.inside = 0
+        self.hold_empty = True
         self.exp.clear()
         for pkt in self.queue:
             self.exp.extend((pkt, j, e) for j, e in enumerate(pkt.expect))
@@ -198,7 +281,8 @@ def sweep(tb, rng, random_count, max_beats=6):
 # ------------------------------------------------------------------------------------------
 @cocotb.test()
 async def test_random_streams(dut):
-    """Edge and random lengths under no stalls, source idle, sink backpressure and both."""
+    """Edge and random lengths under no stalls, source idle, sink backpressure and both; every
+    s_bad pattern, and the strip stalled with its hold register empty and its output full."""
     tb = TB(dut, seed=11)
     await tb.start()
     rounds = 8 if LONG else 2
@@ -208,6 +292,12 @@ async def test_random_streams(dut):
         await tb.drain()
         dut._log.info("mode %d (idle %.2f, ready %.2f): %d packets ok", mode, tb.idle_prob,
                       tb.ready_prob, n)
+    dut._log.info("s_bad patterns: %s; beats offered with the hold register empty and the skid "
+                  "full (%d of %d inside): %d", sorted(tb.patterns.items()), CAPACITY - 1, CAPACITY,
+                  tb.room_hits)
+    missing = BAD_PATTERNS - set(tb.patterns)
+    assert not missing, f"s_bad patterns never made: {sorted(missing)}"
+    assert tb.room_hits, "no beat offered with the hold register empty and the skid full"
 
 
 @cocotb.test()
