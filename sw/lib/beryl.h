@@ -258,6 +258,19 @@ struct beryl_counter {
 /* Interface counters (32-bit, wrapping); returns the number written (at most max). */
 int beryl_if_counters(struct beryl_if *nif, struct beryl_counter *out, unsigned max);
 unsigned beryl_if_counter_count(void);
+/*
+ * Device counters: the PCIe block's (32-bit, wrapping; docs/regs/pcie.md), in one batch of reads.
+ * Host requests to the BARs: bar_rd_unmapped, bar_wr_unmapped (no block decodes the address),
+ * bar_req_unsupported (answered UR or dropped), bar_req_discarded (discontinued by the PCIe core);
+ * DMA: dma_rd_desc, dma_wr_desc (descriptors finished), dma_rd_bytes, dma_wr_bytes (low 32 bits;
+ * descriptors, completions and events count too, not only frames), read errors dma_rd_err_timeout,
+ * _ur, _ca, _poison, and read completions dma_rd_cpl_unexpected (no outstanding read) and
+ * dma_rd_cpl_discarded (discontinued by the PCIe core). Returns the number written (at most max);
+ * -ENODEV without a PCIe block, -EPROTO for another major version of it, -EINVAL for a NULL dev
+ * (or out with max > 0).
+ */
+int beryl_dev_counters(struct beryl_dev *dev, struct beryl_counter *out, unsigned max);
+unsigned beryl_dev_counter_count(void);
 
 struct beryl_port_stats {
 	uint32_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Statistics: interface counters and per-port counters (32-bit, wrapping). */
+/* Statistics: device (PCIe block), interface and per-port counters (32-bit, wrapping). */
 #include <errno.h>
 
 #include "beryl_priv.h"
@@ -51,6 +51,70 @@ int beryl_if_counters(struct beryl_if *nif, struct beryl_counter *out, unsigned 
 		return err;
 	for (unsigned i = 0; i < n; i++) {
 		out[i].name = counters[i].name;
+		out[i].value = a[i].val;
+	}
+	return (int)n;
+}
+
+/*
+ * The PCIe block's event counters (regs/beryl_pcie.rdl, docs/regs/pcie.md): host requests to the
+ * BARs first, then the DMA engines' work, then their errors.
+ */
+static const struct {
+	const char *name;
+	uint32_t reg;
+} dev_counters[] = {
+	{ "bar_rd_unmapped", BERYL_PCIE_UNMAPPED_RD_COUNT_OFFSET },
+	{ "bar_wr_unmapped", BERYL_PCIE_UNMAPPED_WR_COUNT_OFFSET },
+	{ "bar_req_unsupported", BERYL_PCIE_UNSUPPORTED_REQ_COUNT_OFFSET },
+	{ "bar_req_discarded", BERYL_PCIE_DISCARDED_REQ_COUNT_OFFSET },
+	{ "dma_rd_desc", BERYL_PCIE_DMA_RD_DESC_COUNT_OFFSET },
+	{ "dma_wr_desc", BERYL_PCIE_DMA_WR_DESC_COUNT_OFFSET },
+	{ "dma_rd_bytes", BERYL_PCIE_DMA_RD_BYTES_OFFSET },
+	{ "dma_wr_bytes", BERYL_PCIE_DMA_WR_BYTES_OFFSET },
+	{ "dma_rd_err_timeout", BERYL_PCIE_DMA_RD_ERR_TIMEOUT_COUNT_OFFSET },
+	{ "dma_rd_err_ur", BERYL_PCIE_DMA_RD_ERR_UR_COUNT_OFFSET },
+	{ "dma_rd_err_ca", BERYL_PCIE_DMA_RD_ERR_CA_COUNT_OFFSET },
+	{ "dma_rd_err_poison", BERYL_PCIE_DMA_RD_ERR_POISON_COUNT_OFFSET },
+	{ "dma_rd_cpl_unexpected", BERYL_PCIE_DMA_RD_CPL_UNEXPECTED_COUNT_OFFSET },
+	{ "dma_rd_cpl_discarded", BERYL_PCIE_DMA_RD_CPL_DISCARDED_COUNT_OFFSET },
+};
+
+#define NDEV_COUNTERS (sizeof(dev_counters) / sizeof(dev_counters[0]))
+
+unsigned beryl_dev_counter_count(void)
+{
+	return NDEV_COUNTERS;
+}
+
+int beryl_dev_counters(struct beryl_dev *dev, struct beryl_counter *out, unsigned max)
+{
+	unsigned n = max < NDEV_COUNTERS ? max : NDEV_COUNTERS;
+	struct beryl_access a[NDEV_COUNTERS];
+	uint32_t version = 0, major;
+	int err;
+
+	if (!dev || (n && !out))
+		return beryl_fail(-EINVAL, "device counters: %s is NULL", dev ? "the output array" : "the device");
+	if (dev->pcie_base < 0)
+		return beryl_fail(-ENODEV, "this device has no PCIe block (type 0x%08x) in its register chain: "
+				  "no device counters", BERYL_PCIE_BLOCK_TYPE);
+	for (unsigned i = 0; i < dev->nblocks; i++)
+		if (dev->blocks[i].offset == (uint32_t)dev->pcie_base)
+			version = dev->blocks[i].version;
+	/* another major version may have moved or redefined them (device.c keeps such a block's offset) */
+	major = (version & BERYL_BLOCK_VERSION_MAJOR_MASK) >> BERYL_BLOCK_VERSION_MAJOR_LSB;
+	if (major != BERYL_PCIE_BLOCK_VERSION >> BERYL_BLOCK_VERSION_MAJOR_LSB)
+		return beryl_fail(-EPROTO, "version mismatch: PCIe block at 0x%x has version %u.%u.%u, this "
+				  "driver speaks major %u", (uint32_t)dev->pcie_base, major, (version >> 16) & 0xff,
+				  version & 0xffff, BERYL_PCIE_BLOCK_VERSION >> BERYL_BLOCK_VERSION_MAJOR_LSB);
+	for (unsigned i = 0; i < n; i++)
+		a[i] = (struct beryl_access){ .off = (uint32_t)dev->pcie_base + dev_counters[i].reg };
+	err = beryl_access_batch(dev, a, n);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < n; i++) {
+		out[i].name = dev_counters[i].name;
 		out[i].value = a[i].val;
 	}
 	return (int)n;

@@ -320,6 +320,8 @@ static int block_at(struct fake_dev *d, uint32_t off, uint32_t *base)
 		return KIND_PTP;
 	}
 	if (off < 0x300) {
+		if (d->c.no_pcie && off >> 8 == 1)
+			return 0;
 		*base = off & ~0xffu;
 		return (int)(off >> 8) + 1;
 	}
@@ -334,7 +336,7 @@ static uint32_t next_of(struct fake_dev *d, int kind)
 {
 	switch (kind) {
 	case 1:
-		return 0x100;
+		return d->c.no_pcie ? 0x200 : 0x100;
 	case 2:
 		return 0x200;
 	case 3:
@@ -713,6 +715,14 @@ static void if_write(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_t r
 	}
 }
 
+/* PCIe block: its event counters hold 1001 x their index (fake_dev.h), the rest reads 0. */
+static uint32_t pcie_read(uint32_t reg)
+{
+	if (reg >= BERYL_PCIE_UNMAPPED_RD_COUNT_OFFSET && reg <= BERYL_PCIE_DMA_RD_CPL_DISCARDED_COUNT_OFFSET)
+		return (reg - BERYL_PCIE_UNMAPPED_RD_COUNT_OFFSET) / 4 * 1001u;
+	return 0;
+}
+
 uint32_t fake_dev_read(struct fake_dev *d, uint32_t off)
 {
 	uint32_t base, reg;
@@ -732,7 +742,7 @@ uint32_t fake_dev_read(struct fake_dev *d, uint32_t off)
 	}
 	if (reg == BERYL_BLOCK_VERSION_OFFSET)
 		return kind == KIND_PTP ? BERYL_PTP_BLOCK_VERSION : kind == 1 ? d->c.id_version :
-		       kind < 4 ? 0x01000000u : d->c.if_version;
+		       kind == 2 && d->c.pcie_version ? d->c.pcie_version : kind < 4 ? 0x01000000u : d->c.if_version;
 	if (reg == BERYL_BLOCK_NEXT_OFFSET)
 		return next_of(d, kind);
 	if (kind == 1) {
@@ -754,6 +764,8 @@ uint32_t fake_dev_read(struct fake_dev *d, uint32_t off)
 		}
 		return 0;
 	}
+	if (kind == 2)
+		return pcie_read(reg);
 	if (kind == 3)
 		return reg == BERYL_MSIX_VECTOR_COUNT_OFFSET ? 32 : 0;
 	if (kind == KIND_PTP)

@@ -6,6 +6,9 @@
  * Optionally a PTP block (its build parameters only) and the ports' transmit-scheduler registers
  * (SCHED_*, TDMA_*) answering as rtl/nic/beryl_nic_port_sched.sv does, without time: no slot opens
  * and no counter moves unless a test says so (fake_dev_sched_observe).
+ * The PCIe block's event counters (UNMAPPED_RD_COUNT at +0x28 to DMA_RD_CPL_DISCARDED_COUNT at +0x5c)
+ * hold fixed distinct values, 1001 x their index from UNMAPPED_RD_COUNT (0, 1001, 2002, ... 13013),
+ * whatever traffic there is; the other PCIe registers read 0.
  */
 #ifndef FAKE_DEV_H
 #define FAKE_DEV_H
@@ -26,6 +29,8 @@ struct fake_dev_cfg {
 	unsigned tx_sched;              /* 0 round robin, 1 token bucket, 2 TDMA */
 	unsigned tdma_slots_max;        /* 1..32 (reported when tx_sched is 2) */
 	uint64_t ptp_nom_incr;          /* PTP block's nominal increment, 2^-32 ns; 0: no PTP block */
+	bool no_pcie;                   /* leave the PCIe block out of the chain (id -> msix) */
+	uint32_t pcie_version;          /* the PCIe block's VERSION; 0: 1.0.0 */
 };
 
 /* What the schedulers' timer and gate would show (the fake has no time): TDMA builds only, except

@@ -2,7 +2,7 @@
 /*
  * fake-sim: serves the simulator protocol (docs/sim_protocol.md) with the fake device of the unit
  * tests, so the sim transport, the CLI and the TAP bridge can be tested without the RTL simulator.
- *   fake-sim --socket PATH [--mem-mb N] [--ifs N] [--if-version V]
+ *   fake-sim --socket PATH [--mem-mb N] [--ifs N] [--if-version V] [--no-pcie]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,8 +81,11 @@ int main(int argc, char **argv)
 			cfg.nifs = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--if-version") && i + 1 < argc)
 			cfg.if_version = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--no-pcie"))
+			cfg.no_pcie = true;
 		else {
-			fprintf(stderr, "usage: fake-sim [--socket PATH] [--mem-mb N] [--ifs N] [--if-version V]\n");
+			fprintf(stderr, "usage: fake-sim [--socket PATH] [--mem-mb N] [--ifs N] [--if-version V] "
+				"[--no-pcie]\n");
 			return 2;
 		}
 	}

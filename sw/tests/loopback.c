@@ -88,6 +88,7 @@ int main(int argc, char **argv)
 	uint64_t *tx_ts = NULL, *rx_ts = NULL;
 	struct beryl_ptp_time tnow;
 	double dmin = 0, dmax = 0, dsum = 0;
+	unsigned long long sent_bytes = 0, got_bytes = 0;     /* frame bytes sent and received */
 	unsigned nts = 0;
 	int c, err, na, nb;
 
@@ -196,6 +197,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			tx_seq[q * 65536u + (unsigned)err] = sent;
+			sent_bytes += len;
 			sent++;
 		}
 		if (irq) {
@@ -229,6 +231,7 @@ int main(int argc, char **argv)
 				uint32_t s;
 
 				got++;
+				got_bytes += pk[i].len;
 				if (seq < count)
 					rx_ts[seq] = pk[i].cpl.timestamp;
 				/* the checksum field differs where the device inserted it: compare the rest */
@@ -267,8 +270,9 @@ out:
 	}
 	printf("{\"count\": %u, \"received\": %u, \"bad\": %u, \"csum_bad\": %u, \"tx_completions\": %u, "
 	       "\"seconds\": %.3f, \"tx_pkts\": %u, \"rx_pkts\": %u, \"ts_frames\": %u, \"ts_delay_min_ns\": %.4f, "
-	       "\"ts_delay_max_ns\": %.4f, \"ts_delay_mean_ns\": %.4f}\n", count, got, bad, csum_bad, done,
-	       now() - t0, na > 0 ? ca[0].value : 0, nb > 4 ? cb[4].value : 0, nts, dmin, dmax, nts ? dsum / nts : 0.0);
+	       "\"ts_delay_max_ns\": %.4f, \"ts_delay_mean_ns\": %.4f, \"sent_bytes\": %llu, \"received_bytes\": %llu}\n",
+	       count, got, bad, csum_bad, done, now() - t0, na > 0 ? ca[0].value : 0, nb > 4 ? cb[4].value : 0, nts,
+	       dmin, dmax, nts ? dsum / nts : 0.0, sent_bytes, got_bytes);
 	beryl_close(dev);
 	free(seen);
 	free(tx_seq);

@@ -327,6 +327,88 @@ static void test_loopback(void)
 	beryl_close(dev);
 }
 
+/* The PCIe block's counters: every name with its register's value (the fake's 1001 x index from
+ * UNMAPPED_RD_COUNT, docs/regs/pcie.md order), truncation, misuse, a missing or foreign block. */
+static void test_dev_counters(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t value;
+	} want[] = {
+		{ "bar_rd_unmapped", 0 },           /* +0x28 UNMAPPED_RD_COUNT */
+		{ "bar_wr_unmapped", 1001 },        /* +0x2c UNMAPPED_WR_COUNT */
+		{ "bar_req_unsupported", 2002 },    /* +0x30 UNSUPPORTED_REQ_COUNT */
+		{ "dma_rd_desc", 3003 },            /* +0x34 DMA_RD_DESC_COUNT */
+		{ "dma_wr_desc", 4004 },            /* +0x38 DMA_WR_DESC_COUNT */
+		{ "dma_rd_err_timeout", 5005 },     /* +0x3c DMA_RD_ERR_TIMEOUT_COUNT */
+		{ "dma_rd_err_ur", 6006 },          /* +0x40 DMA_RD_ERR_UR_COUNT */
+		{ "dma_rd_err_ca", 7007 },          /* +0x44 DMA_RD_ERR_CA_COUNT */
+		{ "dma_rd_err_poison", 8008 },      /* +0x48 DMA_RD_ERR_POISON_COUNT */
+		{ "dma_rd_bytes", 9009 },           /* +0x4c DMA_RD_BYTES */
+		{ "dma_wr_bytes", 10010 },          /* +0x50 DMA_WR_BYTES */
+		{ "dma_rd_cpl_unexpected", 11011 }, /* +0x54 DMA_RD_CPL_UNEXPECTED_COUNT */
+		{ "bar_req_discarded", 12012 },     /* +0x58 DISCARDED_REQ_COUNT */
+		{ "dma_rd_cpl_discarded", 13013 },  /* +0x5c DMA_RD_CPL_DISCARDED_COUNT */
+	};
+	enum { NWANT = sizeof(want) / sizeof(want[0]) };
+	struct beryl_transport *t;
+	struct beryl_dev *dev = open_default(&t);
+	struct fake_dev_cfg cfg;
+	struct beryl_counter c[32], few[3];
+	int n;
+
+	if (!dev)
+		return;
+	CHECK(beryl_dev_counter_count() == NWANT, "%u device counters, want %d", beryl_dev_counter_count(), NWANT);
+	n = beryl_dev_counters(dev, c, 32);
+	CHECK(n == NWANT, "beryl_dev_counters gave %d", n);
+	for (int w = 0; w < NWANT; w++) {
+		int found = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (strcmp(c[i].name, want[w].name))
+				continue;
+			found++;
+			CHECK(c[i].value == want[w].value, "%s = %u, want %u", want[w].name, c[i].value, want[w].value);
+		}
+		CHECK(found == 1, "%s listed %d times", want[w].name, found);
+	}
+	/* max cuts the list short; 0 with no array is fine */
+	n = beryl_dev_counters(dev, few, 3);
+	CHECK(n == 3 && !strcmp(few[0].name, c[0].name) && few[2].value == c[2].value, "3 of them: %d", n);
+	CHECK(beryl_dev_counters(dev, NULL, 0) == 0, "none asked");
+	CHECK(beryl_dev_counters(dev, NULL, 4) == -EINVAL && strstr(beryl_errmsg(), "NULL"), "NULL array");
+	CHECK(beryl_dev_counters(NULL, c, 32) == -EINVAL && strstr(beryl_errmsg(), "NULL"), "NULL device");
+	beryl_close(dev);
+
+	/* no PCIe block in the chain: a clear error; the interfaces still work */
+	fake_dev_default_cfg(&cfg);
+	cfg.no_pcie = true;
+	dev = NULL;
+	n = open_fake(&cfg, &dev, &t);
+	CHECK(!n, "open without a PCIe block: %d", n);
+	if (dev) {
+		CHECK(beryl_block_count(dev) == 4 && !strcmp(beryl_block_get(dev, 1)->name, "msix"), "id -> msix");
+		n = beryl_dev_counters(dev, c, 32);
+		CHECK(n == -ENODEV && strstr(beryl_errmsg(), "no PCIe block"), "missing block gave %d", n);
+		CHECK(beryl_if_counters(beryl_if_get(dev, 0), c, 32) == (int)beryl_if_counter_count(),
+		      "interface counters without a PCIe block");
+		beryl_close(dev);
+	}
+
+	/* another major version of the block: refused, not misread */
+	fake_dev_default_cfg(&cfg);
+	cfg.pcie_version = 0x02000000u;
+	dev = NULL;
+	n = open_fake(&cfg, &dev, &t);
+	CHECK(!n, "open with PCIe block 2.0.0: %d", n);
+	if (dev) {
+		n = beryl_dev_counters(dev, c, 32);
+		CHECK(n == -EPROTO && strstr(beryl_errmsg(), "2.0.0"), "PCIe block 2.0.0 gave %d", n);
+		beryl_close(dev);
+	}
+}
+
 static void test_rss(void)
 {
 	struct beryl_transport *t;
@@ -727,7 +809,8 @@ int main(void)
 		void (*fn)(void);
 	} tests[] = {
 		{ "alloc", test_alloc }, { "discovery", test_discovery }, { "open_errors", test_open_errors },
-		{ "misuse", test_misuse }, { "loopback", test_loopback }, { "rss", test_rss }, { "irq", test_irq },
+		{ "misuse", test_misuse }, { "loopback", test_loopback }, { "dev_counters", test_dev_counters },
+		{ "rss", test_rss }, { "irq", test_irq },
 		{ "servo", test_servo }, { "sched_rate_conversion", test_sched_rate_conversion },
 		{ "sched_rate", test_sched_rate }, { "sched_tdma", test_sched_tdma },
 	};

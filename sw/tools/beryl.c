@@ -38,8 +38,9 @@ static void usage(FILE *f)
 		"  dump  [--if N] [--queue TYPE:IDX] [--all]\n"
 		"                                      queue state (TYPE txq|rxq|cq|eq; enabled queues unless --all)\n"
 		"  stats [--if N] [--queues|--queue TYPE:IDX] [--all]\n"
-		"                                      interface and port counters; per-queue counters\n"
-		"                                      (non-zero ones unless --all) with --queues\n"
+		"                                      device (PCIe block: BAR requests, DMA), interface and\n"
+		"                                      port counters; per-queue counters with --queues\n"
+		"                                      (non-zero ones unless --all)\n"
 		"  rss get [--if N]\n"
 		"  rss set [--if N] [--key HEX] [--table Q0,Q1,..|--equal N] [--hash LIST] [--enable|--disable]\n"
 		"          [--default Q]               LIST: ipv4,ipv4-tcp,ipv4-udp,ipv6,ipv6-tcp,ipv6-udp,all,none\n"
@@ -304,11 +305,41 @@ static int cmd_dump(struct beryl_dev *dev, const struct opts *o)
 
 /* ------------------------------------------------------------------ stats */
 
+/*
+ * The device's (PCIe block's) counters: a "device:" section, or with --json the opening of
+ * {"device": {"counters": {...}}, "interfaces": [...]}. A device without the block has none
+ * (empty in JSON, said in text) rather than failing the whole verb.
+ */
+static int print_dev_counters(struct beryl_dev *dev, const struct opts *o)
+{
+	struct beryl_counter c[64];
+	int n = beryl_dev_counters(dev, c, 64);
+
+	if (n == -ENODEV)
+		n = 0;
+	else if (n < 0)
+		return fail(n, "stats");
+	if (o->json) {
+		printf("{\"device\": {\"counters\": {");
+		for (int k = 0; k < n; k++)
+			printf("%s\"%s\": %u", k ? ", " : "", c[k].name, c[k].value);
+		printf("}}, \"interfaces\": [");
+		return 0;
+	}
+	printf("device:%s\n", n ? "" : " (no PCIe block: no device counters)");
+	for (int k = 0; k < n; k++)
+		if (c[k].value || o->all)
+			printf("  %-22s %u\n", c[k].name, c[k].value);
+	return 0;
+}
+
 static int cmd_stats(struct beryl_dev *dev, const struct opts *o)
 {
 	unsigned lo, hi;
-	int rc = if_range_open(dev, o, &lo, &hi);
+	int rc = if_range(dev, o, &lo, &hi);
 
+	if (!rc)
+		rc = print_dev_counters(dev, o);
 	if (rc)
 		return rc;
 	for (unsigned i = lo; i < hi; i++) {

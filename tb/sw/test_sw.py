@@ -133,6 +133,47 @@ def test_cli_fake(build, fake_sim):
     assert st[1]["ports"][0]["rx_pkts"] == 200
     assert sum(q["packets"] for q in st[1]["queues"] if q["type"] == "rxq") == 200
 
+    # device counters: the fake's PCIe block holds 1001 x the register's index from UNMAPPED_RD_COUNT
+    st = json.loads(run([beryl, "-s", fake_sim, "stats", "--json"]).stdout)
+    assert list(st) == ["device", "interfaces"] and len(st["interfaces"]) == 2, st
+    assert st["device"] == {"counters": FAKE_DEV_COUNTERS}, st["device"]
+    for flags, shown in (([], {k: v for k, v in FAKE_DEV_COUNTERS.items() if v}), (["--all"], FAKE_DEV_COUNTERS)):
+        out = run([beryl, "-s", fake_sim, "stats", *flags]).stdout.splitlines()
+        assert out[0] == "device:" and "interface 0:" in out, out
+        lines = [line.split() for line in out[1:out.index("interface 0:")]]
+        assert {k: int(v) for k, v in lines} == shown and len(lines) == len(shown), (flags, out)
+
+
+# The fake device's PCIe counters (sw/tests/fake_dev.h): register +0x28 + 4k holds 1001 k.
+FAKE_DEV_COUNTERS = {
+    "bar_rd_unmapped": 0, "bar_wr_unmapped": 1001, "bar_req_unsupported": 2002, "dma_rd_desc": 3003,
+    "dma_wr_desc": 4004, "dma_rd_err_timeout": 5005, "dma_rd_err_ur": 6006, "dma_rd_err_ca": 7007,
+    "dma_rd_err_poison": 8008, "dma_rd_bytes": 9009, "dma_wr_bytes": 10010, "dma_rd_cpl_unexpected": 11011,
+    "bar_req_discarded": 12012, "dma_rd_cpl_discarded": 13013,
+}
+
+# Device counters of errors, discards, unexpected completions and unmapped accesses: 0 on a healthy run.
+DEV_ERROR_COUNTERS = ["bar_rd_unmapped", "bar_wr_unmapped", "bar_req_unsupported", "bar_req_discarded",
+                      "dma_rd_err_timeout", "dma_rd_err_ur", "dma_rd_err_ca", "dma_rd_err_poison",
+                      "dma_rd_cpl_unexpected", "dma_rd_cpl_discarded"]
+
+
+def test_cli_no_pcie_block(build, tmp_path):
+    """A device without a PCIe block has no device counters: `beryl stats` says so and still shows the
+    interfaces (empty counters in JSON, same shape)."""
+    beryl = build["bin"] / "beryl"
+    sock = str(tmp_path / "nopcie.sock")
+    srv = Server([build["bin"] / "fake-sim", "--socket", sock, "--no-pcie"], sock)
+    try:
+        info = json.loads(run([beryl, "-s", sock, "info", "--json"]).stdout)
+        assert [b["name"] for b in info["blocks"]] == ["id", "msix", "nic_if", "nic_if"]
+        st = json.loads(run([beryl, "-s", sock, "stats", "--json"]).stdout)
+        assert st["device"] == {"counters": {}} and len(st["interfaces"]) == 2, st
+        out = run([beryl, "-s", sock, "stats", "--all"]).stdout
+        assert out.startswith("device: (no PCIe block") and "interface 1:" in out, out
+    finally:
+        srv.stop()
+
 
 def test_cli_errors(build, tmp_path):
     beryl = build["bin"] / "beryl"
@@ -287,7 +328,16 @@ def test_sim_info_and_loopback(build, sim_factory, mode):
             timeout=300)
     res = json.loads(r.stdout)
     assert res["received"] == 64 and res["bad"] == 0 and res["csum_bad"] == 0, res
-    st = json.loads(run([build["bin"] / "beryl", "-s", sock, "stats", "--json", "--queues"]).stdout)["interfaces"]
+    assert res["received_bytes"] == res["sent_bytes"] >= 64 * 60, res
+    stats = json.loads(run([build["bin"] / "beryl", "-s", sock, "stats", "--json", "--queues"]).stdout)
+    # the PCIe block's counters: the DMA engines did the work (frames, and besides them descriptors,
+    # completions and events, hence >=), and nothing went wrong on the BARs or the read path
+    dc = stats["device"]["counters"]
+    assert dc["dma_rd_desc"] > 0 and dc["dma_wr_desc"] > 0, dc
+    assert dc["dma_rd_bytes"] >= res["sent_bytes"] and dc["dma_wr_bytes"] >= res["received_bytes"], (dc, res)
+    assert set(dc) == set(FAKE_DEV_COUNTERS), dc
+    assert all(dc[k] == 0 for k in DEV_ERROR_COUNTERS), dc
+    st = stats["interfaces"]
     assert st[0]["counters"]["tx_pkts"] == 64
     assert st[1 if two else 0]["counters"]["rx_pkts"] == 64
     rxq = [q for q in st[1 if two else 0]["queues"] if q["type"] == "rxq"]
