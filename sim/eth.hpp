@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "rng.hpp"
+
 namespace beryl {
 
 struct Frame {
@@ -87,16 +89,6 @@ struct Port {
   // global time of the first beat of the latest frame the port transmitted (taken by the TX
   // pacing) and of the latest frame presented to its RX (-1: none yet): wire delay checks
   int64_t last_tx_sof_ps = -1, last_rx_sof_ps = -1;
-};
-
-// xorshift64*: the wire's loss/reorder decisions, seeded for reproducible runs.
-struct Rng {
-  uint64_t s;
-  explicit Rng(uint64_t seed) : s(seed ? seed : 0x9E3779B97F4A7C15ull) {}
-  double uniform() {
-    s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
-    return double((s * 0x2545F4914F6CDD1Dull) >> 11) / double(1ull << 53);
-  }
 };
 
 // Insert by arrival time (stable for equal times).

@@ -304,6 +304,9 @@ static void usage() {
           "  --credit-return-ns X   credit return delay after arrival (default 100)\n"
           "  --fc-update-ns X       return credits in UpdateFC DLLPs: freed credit-return-ns after\n"
           "                         arrival, sent when this timer expires, + link delay (default 0: off)\n"
+          "  --cpl-discontinue P    fault injection: each completion with data the host sends is, with\n"
+          "                         probability P (0..1, default 0), discontinued (RC tuser discontinue on its\n"
+          "                         last beat, payload inverted); STATS pcie cpl_discontinued counts them\n"
           "  --wire A:B[:DELAY_NS[:LOSS[:REORDER[:BAD]]]]  cable global port A to port B; DELAY_NS is\n"
           "                         first bit out to first bit in (not before the frame has been sent)\n"
           "  --wire-delay-ns X --loss P --reorder P --bad-frames P   defaults for --wire (50 ns, 0, 0, 0)\n"
@@ -312,7 +315,7 @@ static void usage() {
           "  --tap [PORT:]NAME      global port <-> Linux TAP device NAME (needs CAP_NET_ADMIN)\n"
           "  --line-gbps X          line rate of every port, TX pacing and the GEN generator (default 100)\n"
           "  --idle-grace N         cycles to keep clocking after the last activity (default 4096)\n"
-          "  --seed N               wire loss/reorder seed\n"
+          "  --seed N               seed of the wire's loss/reorder/bad decisions and of --cpl-discontinue's\n"
           "  --bench-cycles N       clock until NIC 0 made N cycles with no driver, print speed, exit\n"
           "  --no-fast-edge         evaluate the model on every falling edge (default: only when its inputs changed)\n"
           "                         and with Verilator's full eval on the rising edge (default: clocked regions only)\n"
@@ -381,7 +384,14 @@ static Opts parse(int argc, char** argv) {
         die("--credits wants PH:PD:NPH");
     } else if (a == "--credit-return-ns") o.pcie.credit_ret_ns = atof(need(i));
     else if (a == "--fc-update-ns") o.pcie.fc_update_ns = atof(need(i));
-    else if (a == "--wire") {
+    else if (a == "--cpl-discontinue") {
+      const char* s = need(i);
+      char* end = nullptr;
+      double p = strtod(s, &end);
+      if (end == s || *end || !(p >= 0 && p <= 1))
+        die("--cpl-discontinue wants a probability between 0 and 1, got '%s'", s);
+      o.pcie.cpl_discontinue = p;
+    } else if (a == "--wire") {
       const char* s = need(i);
       int pa, pb;
       WireCfg w = o.wire_default;
@@ -470,7 +480,9 @@ class Nic {
     socket_path_ = idx == 0 ? o.socket_path : (o.socket_1.empty() ? o.socket_path + ".1" : o.socket_1);
     if (o.nics > 1) tag_ = "NIC " + std::to_string(idx) + ": ";
     setup_mem();
-    host_.reset(new PcieHost(o.pcie, mem_, HOST_MEM_BASE, mem_size_));
+    PcieCfg pc = o.pcie;
+    pc.fault_seed = seed_mix(o.seed, uint64_t(idx));   // its own stream: the wire's decisions stay as they were
+    host_.reset(new PcieHost(pc, mem_, HOST_MEM_BASE, mem_size_));
     host_->on_bar_cpl = [this](uint8_t tag, uint32_t v, uint8_t status) { bar_cpl(tag, v, status); };
     host_->on_irq = [this](uint32_t vec) { irq(vec); };
     host_->on_log = [this](const char* m) { logf("%s%s", tag_.c_str(), m); };
@@ -697,6 +709,9 @@ class Nic {
          wall, busy_wall_, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
          (unsigned long long)host_->st.up_bytes, (unsigned long long)host_->st.down_bytes,
          (unsigned long long)host_->st.irqs);
+    if (o_.pcie.cpl_discontinue > 0)
+      logf("%sexit: %llu completions discontinued, %llu with a beat carrying discontinue", tag_.c_str(),
+           (unsigned long long)host_->st.cpl_discontinued, (unsigned long long)host_->st.cpl_discontinue_covered);
   }
   const std::string& socket_path() const { return socket_path_; }
   std::string stats_now() { return stats_json(); }   // SIGUSR1 dump
@@ -956,14 +971,15 @@ class Nic {
 
   std::string stats_json() {
     double wall = wall_now() - wall_start_;
-    char b[2048];
+    char b[3072];
     auto& s = host_->st;
     int n = snprintf(b, sizeof b,
         "{\"cycles\": %llu, \"falling_evals\": %llu, \"checked_skips\": %llu, \"lockstep_checks\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
         "\"busy_wall_s\": %.6f, \"sim_time_ns\": %.1f, \"sim_time_ps\": %lld, \"clock_hz\": %.15g, %s, "
         "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
         "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
-        "\"irqs\": %llu, \"bad_dma_rd\": %llu, \"bad_dma_wr\": %llu, \"up_busy_ns\": %.1f, \"down_busy_ns\": %.1f, "
+        "\"irqs\": %llu, \"bad_dma_rd\": %llu, \"bad_dma_wr\": %llu, \"cpl_discontinued\": %llu, "
+        "\"cpl_discontinue_covered\": %llu, \"up_busy_ns\": %.1f, \"down_busy_ns\": %.1f, "
         "\"p_credit_wait_ns\": %.1f, \"np_credit_wait_ns\": %.1f, \"rq_stall_cycles\": %llu, \"fc_updates\": %llu, "
         "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
         "\"ports\": [",
@@ -974,7 +990,8 @@ class Nic {
         (unsigned long long)s.up_bytes, (unsigned long long)s.down_bytes, (unsigned long long)s.up_tlps,
         (unsigned long long)s.down_tlps, (unsigned long long)s.dma_rd_bytes, (unsigned long long)s.dma_wr_bytes,
         (unsigned long long)s.rd_reqs, (unsigned long long)s.wr_reqs, (unsigned long long)s.irqs,
-        (unsigned long long)s.bad_dma_rd, (unsigned long long)s.bad_dma_wr, s.up_busy_ps / 1000.0,
+        (unsigned long long)s.bad_dma_rd, (unsigned long long)s.bad_dma_wr, (unsigned long long)s.cpl_discontinued,
+        (unsigned long long)s.cpl_discontinue_covered, s.up_busy_ps / 1000.0,
         s.down_busy_ps / 1000.0, s.p_wait_ps / 1000.0, s.np_wait_ps / 1000.0,
         (unsigned long long)s.rq_stall_cycles, (unsigned long long)s.fc_updates, (unsigned long long)s.rtt_count,
         s.rtt_count ? s.rtt_sum_ps / 1000.0 / double(s.rtt_count) : 0.0, s.rtt_min_ps / 1000.0, s.rtt_max_ps / 1000.0);
@@ -1161,6 +1178,9 @@ class Sim {
     ports_.resize(size_t(o.nics * NP));   // before the NICs: they keep pointers into it
     for (int i = 0; i < o.nics; i++) nics_.emplace_back(new Nic(o, i, ports_, fpool_, rng_));
     setup_ports();
+    if (o.pcie.cpl_discontinue > 0)
+      logf("PCIe: completions with data discontinued with probability %g (seed %llu)", o.pcie.cpl_discontinue,
+           (unsigned long long)o.seed);
     if (!o.ptp_probe.empty()) {
       probe_ = fopen(o.ptp_probe.c_str(), "w");
       if (!probe_) die("--ptp-probe %s: %s", o.ptp_probe.c_str(), strerror(errno));

@@ -3,7 +3,7 @@
 // interface (PG213 CQ/CC/RQ/RC, 512 bits, dword-aligned, RQ/RC 2-TLP straddle), host memory in a
 // shared file, MSI-X delivery, and a link model that charges every TLP's bytes at the link rate
 // in each direction, with propagation delay, read latency, RCB completion splitting and
-// posted/non-posted flow-control credits.
+// posted/non-posted flow-control credits. Fault injection: completions marked discontinued.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -11,6 +11,8 @@
 #include <functional>
 #include <memory>
 #include <vector>
+
+#include "rng.hpp"
 
 namespace beryl {
 
@@ -37,6 +39,10 @@ struct PcieCfg {
                                // expires; the DLLP waits for the TLP on the downstream wire and
                                // arrives prop_ns later (PCIe 3.0 3.6.2.2, the update latency)
   int up_buf_tlps = 8;         // TLPs the hard IP buffers from RQ/CC before backpressure
+  double cpl_discontinue = 0;  // probability, 0..1, that a completion with data is discontinued: the
+                               // core found an uncorrectable error in it (PG213 RC tuser discontinue
+                               // on its last beat); its payload is delivered inverted
+  uint64_t fault_seed = 1;     // seed of the cpl_discontinue decisions
   double clk_ns = 4.0;         // user clock period (250 MHz)
 };
 
@@ -48,6 +54,8 @@ struct Tlp {
   bool last_cpl;           // RC: request completed flag
   uint8_t fbe, lbe;        // first/last byte enables (requests)
   uint8_t status;          // completion status (0 SC, 1 UR, 4 CA)
+  bool discontinue;        // RC: chosen by cpl_discontinue (discontinue on its last beat)
+  bool disc_seen;          // RC: a beat carrying discontinue held part of it (the harness)
   uint16_t tag;
   uint16_t byte_count;     // completion: bytes left including this one (13 bits)
   uint16_t lower_addr;     // completion: low 12 bits of the first byte address
@@ -83,6 +91,10 @@ struct PcieStats {
   uint64_t dma_wr_bytes = 0, dma_rd_bytes = 0;
   uint64_t rd_reqs = 0, wr_reqs = 0, irqs = 0;
   uint64_t bad_dma_wr = 0, bad_dma_rd = 0;
+  uint64_t cpl_discontinued = 0;         // completions delivered with discontinue on their last beat
+  uint64_t cpl_discontinue_covered = 0;  // completions delivered with discontinue on any of their beats:
+                                         // the above and those sharing a straddled beat with one
+                                         // (the flag is per beat: a receiver must drop them all)
   int64_t up_busy_ps = 0, down_busy_ps = 0;
   uint64_t fc_updates = 0;     // UpdateFC DLLPs sent (with fc_update_ns)
   int64_t p_wait_ps = 0;       // time the head of the upstream queue waited for posted credits
@@ -98,7 +110,7 @@ constexpr uint64_t BAR0_BASE = 0xC0000000ull;       // where "the BIOS" put BAR0
 class PcieHost {
  public:
   PcieHost(const PcieCfg& cfg, uint8_t* mem, uint64_t mem_base, uint64_t mem_size)
-      : cfg_(cfg), mem_(mem), mem_base_(mem_base), mem_size_(mem_size) {
+      : cfg_(cfg), mem_(mem), mem_base_(mem_base), mem_size_(mem_size), fault_rng_(cfg.fault_seed) {
     static const double gts[] = {0, 2.5, 5, 8, 16, 32};
     double enc = cfg.gen >= 3 ? 128.0 / 130.0 : 0.8;
     double bytes_per_ns = gts[cfg.gen] * enc * cfg.width / 8.0;
@@ -321,6 +333,7 @@ class PcieHost {
       c->kind = T_CPL;
       c->status = 1;
       c->ndw = 0;
+      c->discontinue = c->disc_seen = false;   // PG213: never on a TLP without payload
       c->tag = t->tag;
       c->byte_count = uint16_t(total & 0x1FFF);
       c->lower_addr = uint16_t((t->addr + lead) & 0xFFF);
@@ -350,6 +363,11 @@ class PcieHost {
       c->lower_addr = uint16_t((cur + (first ? lead : 0)) & 0xFFF);
       c->byte_count = uint16_t(left & 0x1FFF);
       memcpy(c->data, mem_ + (cur - mem_base_), c->ndw * 4);
+      // drawn only when asked for, so runs without it keep the stream (and everything else) unchanged
+      c->discontinue = cfg_.cpl_discontinue > 0 && fault_rng_.uniform() < cfg_.cpl_discontinue;
+      c->disc_seen = false;
+      if (c->discontinue)   // the data of a discontinued TLP is not to be trusted: make sure it is wrong
+        for (uint32_t i = 0; i < c->ndw; i++) c->data[i] = ~c->data[i];
       uint32_t bytes_here = c->ndw * 4 - (first ? lead : 0) - (lim == end && t->ndw > 1 ? trail : 0);
       if (t->ndw == 1) bytes_here = total;
       left -= bytes_here;
@@ -378,6 +396,7 @@ class PcieHost {
   std::deque<Cret> cret_;       // credits on their way back to the device, in time order
   std::deque<Cret> freed_;      // credits freed at the host, waiting for the UpdateFC timer
   int64_t rd_start_[256];
+  Rng fault_rng_;               // cpl_discontinue decisions
 };
 
 }  // namespace beryl

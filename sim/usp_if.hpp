@@ -200,7 +200,8 @@ class UspIf {
 
   // --------------------------------------------------------------------------- RC (completions to us)
   // Beat builder: a TLP continuing from the last beat at dword 0, then (2-TLP straddle) new TLPs
-  // at dword 0 or 8. Nothing changes until the beat is taken.
+  // at dword 0 or 8. Nothing changes until the beat is taken. A beat on which a TLP the host
+  // marked discontinued ends carries discontinue (PG213: on the TLP's last beat).
   void stage_rc() {
     if (rc_staged_) return;
     auto& q = h_.rc_q();
@@ -214,6 +215,7 @@ class UspIf {
     uint32_t off = rc_off_;       // dwords of q[qi] already sent (descriptor included)
     rc_commit_n_ = 0;
     bool cont = false;            // a TLP continues into the next beat
+    bool disc = false;            // a discontinued TLP ends on this beat
     while (qi < q.size() && pos < 16) {
       Tlp* c = q[qi];
       uint32_t len = 3 + c->ndw;
@@ -234,6 +236,7 @@ class UspIf {
       pos += int(n);
       off += n;
       if (off == len) {
+        disc |= c->discontinue;
         eop |= 1u << neop;
         eop_ptr[neop++] = uint32_t(pos - 1);
         qi++;
@@ -246,6 +249,8 @@ class UspIf {
       }
     }
     rc_commit_off_ = off;
+    rc_touch_n_ = int(qi) + (cont ? 1 : 0);   // TLPs with a piece in this beat
+    rc_disc_ = disc;
     for (int i = pos; i < 16; i++) d[i] = 0;
     t->s_axis_rc_tkeep = uint16_t(keep);
     t->s_axis_rc_tlast = !cont;
@@ -257,6 +262,7 @@ class UspIf {
     set_bits(u, 76, 2, eop);
     set_bits(u, 80, 4, eop_ptr[0]);
     set_bits(u, 84, 4, eop_ptr[1]);
+    set_bits(u, 96, 1, disc ? 1u : 0u);                              // discontinue
     t->s_axis_rc_tvalid = 1;
     rc_staged_ = true;
   }
@@ -268,7 +274,12 @@ class UspIf {
   }
   void commit_rc() {
     auto& q = h_.rc_q();
+    // the flag is per beat: with straddle it covers every TLP with a piece in the beat
+    if (rc_disc_)
+      for (int i = 0; i < rc_touch_n_; i++) q[size_t(i)]->disc_seen = true;
     for (int i = 0; i < rc_commit_n_; i++) {
+      if (q.front()->discontinue) h_.st.cpl_discontinued++;
+      if (q.front()->disc_seen) h_.st.cpl_discontinue_covered++;
       h_.release(q.front());
       q.pop_front();
     }
@@ -284,6 +295,8 @@ class UspIf {
   bool cq_staged_ = false, rc_staged_ = false, cfg_done_ = false;
   uint32_t rc_off_ = 0, rc_commit_off_ = 0;
   int rc_commit_n_ = 0;
+  int rc_touch_n_ = 0;
+  bool rc_disc_ = false;
   bool cc_in_pkt_ = false;
   Tlp* cc_cur_ = nullptr;
   Tlp* rq_cur_ = nullptr;

@@ -26,7 +26,8 @@ $(VLIB): $(RTL_SRCS) $(ROOT)/sim/dma/dma.mk
 	cd $(ROOT) && MAKEFLAGS="CFG_CXXFLAGS_PCH_I=-include OPT_FAST=$(COPT) OPT_SLOW=-O1 OPT_GLOBAL=-O2" \
 	  $(VERILATOR) $(VFLAGS) $(RTL_SRCS)
 
-$(BIN): $(VLIB) $(ROOT)/sim/dma/main_dma.cpp $(ROOT)/sim/pcie_host.hpp $(ROOT)/sim/usp_if.hpp
+$(BIN): $(VLIB) $(ROOT)/sim/dma/main_dma.cpp $(ROOT)/sim/pcie_host.hpp $(ROOT)/sim/usp_if.hpp \
+        $(ROOT)/sim/rng.hpp
 	$(CXX) $(CXXFLAGS) -o $@ $(ROOT)/sim/dma/main_dma.cpp $(VLIB) $(VDIR)/libverilated.a -lpthread -latomic
 
 clean:
