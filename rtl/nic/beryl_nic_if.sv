@@ -200,6 +200,7 @@ module beryl_nic_if #(
   logic [PORT_COUNT*32-1:0] port_tx_ts_corr, port_rx_ts_corr;
   logic [PORT_COUNT*32-1:0] port_tx_ts_mismatch, port_tx_ts_timeout, port_tx_ts_spurious;
   logic [21*32-1:0] counters;
+  logic [31:0]      tx_desc_retry;     // TX descriptor-batch fetches issued again
   logic [PORT_COUNT-1:0]    sch_req_valid, sch_done;
   logic                     sch_req_we;
   logic [31:0]              sch_req_off, sch_req_wdata;
@@ -363,6 +364,7 @@ module beryl_nic_if #(
     .sch_req_wdata     (sch_req_wdata),
     .sch_done          (sch_done),
     .sch_rdata         (sch_rdata),
+    .tx_desc_retry     (tx_desc_retry),
     .counters          (counters)
   );
 
@@ -700,6 +702,7 @@ module beryl_nic_if #(
     .byte_count           (tx_byte_count),
     .bad_desc_count       (tx_bad_desc_count),
     .dma_err_count        (tx_dma_err_count),
+    .desc_retry_count     (tx_desc_retry),
     .port_pkt_count       (port_tx_pkts),
     .port_byte_count      (port_tx_bytes),
     .port_drop_count      (port_tx_drops),

@@ -4,6 +4,9 @@
 // inserted -> completion, stats. Latency: QM + 2 DMA round trips + 3 cycles; throughput one beat per cycle.
 // TX timestamps (TS_RET_EN): each frame carries a per-port tag; its completion waits in the port's
 // beryl_nic_tx_ts_wait until the start-of-frame time for that tag comes back from the port (or times out).
+// A failed descriptor-batch read is issued again up to DESC_RETRIES times; if the last try fails, its
+// descriptors complete with CPL_DMA_ERR one by one and the walker resyncs on the queue's next descriptors
+// (w_rs_q below; docs/blocks/nic_core.md, "Failed TX descriptor reads").
 `default_nettype none
 
 module beryl_nic_tx_engine #(
@@ -15,6 +18,9 @@ module beryl_nic_tx_engine #(
   parameter int DESC_BATCH       = 8,       // descriptors per QM/DMA fetch, power of two, 1..64
   parameter int BATCH_SLOTS      = 4,       // descriptor batches in flight, 1..16
   parameter int MAX_DESC_PER_PKT = 16,      // descriptors per packet, 1..255
+  // a failed descriptor-batch fetch is issued again up to this many times before its descriptors
+  // complete with CPL_DMA_ERR (host memory reads have no side effects), 0..7
+  parameter int DESC_RETRIES     = 2,
   parameter int CNT_W            = $clog2(DESC_BATCH) + 1,  // QM count width (derived)
   parameter int LEN_W            = 17,      // DMA length width, bits (17)
   parameter int TAG_W            = 8,       // DMA client tag width, bits; > clog2(max(PKT_SLOTS,BATCH_SLOTS))
@@ -125,6 +131,7 @@ module beryl_nic_tx_engine #(
   output logic [31:0]                           byte_count,
   output logic [31:0]                           bad_desc_count,
   output logic [31:0]                           dma_err_count,
+  output logic [31:0]                           desc_retry_count,  // descriptor-batch fetches issued again
   output logic [PORT_COUNT*32-1:0]              port_pkt_count,
   output logic [PORT_COUNT*32-1:0]              port_byte_count,
   output logic [PORT_COUNT*32-1:0]              port_drop_count,  // packets of the port's queues not sent
@@ -170,6 +177,9 @@ module beryl_nic_tx_engine #(
       || SEG_ADDR_W != RAM_ADDR_W - 7 || DENT * 16 > PKT_SLOTS * SLOT_BYTES) begin : g_chk_misc
     $error("%m: bad MAX_DESC_PER_PKT, LEN_W, TAG_W, RAM_ADDR_W or SEG_ADDR_W");
   end
+  if (DESC_RETRIES < 0 || DESC_RETRIES > 7) begin : g_chk_retry
+    $error("%m: DESC_RETRIES must be 0..7");
+  end
   if (TS_RET_EN < 0 || TS_RET_EN > 1 || TS_WAIT_DEPTH < 2 || TS_WAIT_DEPTH > 256
       || (1 << $clog2(TS_WAIT_DEPTH)) != TS_WAIT_DEPTH || TS_TAG_W <= $clog2(TS_WAIT_DEPTH) || TS_TAG_W > 16)
   begin : g_chk_ts
@@ -187,6 +197,9 @@ module beryl_nic_tx_engine #(
   logic [15:0]           b_cq_q    [BATCH_SLOTS];
   logic [7:0]            b_aux_q   [BATCH_SLOTS];
   logic                  b_empty_q [BATCH_SLOTS];
+  logic [63:0]           b_addr_q  [BATCH_SLOTS];   // host address of the batch's fetch (for a retry)
+  logic [2:0]            b_try_q   [BATCH_SLOTS];   // retries of the batch's fetch so far
+  logic [BATCH_SLOTS-1:0] b_rty_q;                  // the batch's failed fetch waits to be issued again
   logic [BS_W-1:0]       b_wr_q;                    // next batch slot to allocate
   logic [BS_W:0]         b_used_q;
 
@@ -343,6 +356,17 @@ module beryl_nic_tx_engine #(
   assign st_b    = rd_desc_status_tag[BS_W-1:0];
   assign st_slot = rd_desc_status_tag[SLOT_W-1:0];
 
+  // the lowest batch slot whose failed fetch waits for a retry; issued when no new fetch waits
+  logic            rty_any, rty_go;
+  logic [BS_W-1:0] rty_b;
+  always_comb begin
+    rty_b = '0;
+    for (int b = BATCH_SLOTS - 1; b >= 0; b--) begin
+      if (b_rty_q[b]) rty_b = BS_W'(b);
+    end
+  end
+  assign rty_any = b_rty_q != '0;
+
   // ------------------------------------------------------------------ QM op port / command intake
   localparam logic [1:0] OP_IDLE = 2'd0, OP_REQ = 2'd1, OP_RSP = 2'd2;
   localparam logic [2:0] W_IDLE = 3'd0, W_DESC = 3'd1, W_CONT = 3'd2, W_CONTWAIT = 3'd3,
@@ -433,6 +457,13 @@ module beryl_nic_tx_engine #(
   logic [7:0]        w_pkts_q;
   logic [31:0]       w_bytes_q;
   logic              w_ferr_q;          // a descriptor fetch of this command failed
+  // Resync after a failed fetch: the engine never saw that batch's descriptors, so the batch after it
+  // may start inside a packet. The walker fetches the queue's next descriptors into the same batch slot
+  // (a continuation) and skips every descriptor up to and including the first without MORE as one
+  // packet that completes with CPL_DMA_ERR (no data read, nothing sent); the rest of that batch is
+  // walked as usual. If the failed batch ended on a packet boundary, the skipped packet was a whole
+  // good one: it is dropped with CPL_DMA_ERR (never sent as garbage). Nothing more posted: no resync.
+  logic              w_rs_q;
 
   beryl_nic_pkg::tx_desc_t d;
   logic [DENT_W-1:0] d_idx;
@@ -458,16 +489,17 @@ module beryl_nic_tx_engine #(
   assign w_more    = d.flags[beryl_nic_pkg::TX_DESC_FLAG_MORE];
   assign w_slot    = w_open_q ? w_slot_q : p_alloc_q;
   assign w_sum     = 32'(w_open_q ? w_len_q : '0) + d.len;
-  assign w_bad_now = (w_open_q ? w_bad_q : 32'(b_aux_q[proc_q]) >= PORT_COUNT)
+  assign w_bad_now = !w_rs_q && ((w_open_q ? w_bad_q : 32'(b_aux_q[proc_q]) >= PORT_COUNT)
                      || d.len == 32'd0 || d.len > 32'(SLOT_BYTES) || w_sum > 32'(SLOT_BYTES)
-                     || (w_open_q && 32'(w_nd_q) >= 32'(MAX_DESC_PER_PKT));
+                     || (w_open_q && 32'(w_nd_q) >= 32'(MAX_DESC_PER_PKT)));
   assign w_cs_en   = w_open_q ? w_cs_en_q : d.flags[beryl_nic_pkg::TX_DESC_FLAG_CSUM];
   assign w_cs_end  = w_open_q ? w_cs_end_q : 9'(d.csum_start) + 9'(d.csum_offset) + 9'd2;
-  assign w_cs_bad  = w_cs_en && 32'(w_cs_end) > w_sum;
+  assign w_cs_bad  = !w_rs_q && w_cs_en && 32'(w_cs_end) > w_sum;
   assign rd_load   = !rd_desc_valid || rd_desc_ready;
-  assign w_dma     = w_st_q == W_DESC && !w_bad_now;
+  assign rty_go    = rd_load && !fq_valid_q && rty_any;
+  assign w_dma     = w_st_q == W_DESC && !w_bad_now && !w_rs_q;
   assign w_go      = w_st_q == W_DESC && (w_open_q || p_used_q != (SLOT_W + 1)'(PKT_SLOTS))
-                     && (!w_dma || (rd_load && !fq_valid_q));
+                     && (!w_dma || (rd_load && !fq_valid_q && !rty_any));
   assign w_alloc   = w_go && !w_open_q;
   assign w_close   = w_go && !w_more;
   assign w_last_di = w_di_q + 1'b1 == b_cnt_q[proc_q];
@@ -496,7 +528,8 @@ module beryl_nic_tx_engine #(
           w_nd_q   <= w_open_q ? w_nd_q + 1'b1 : ND_W'(1);
           w_cs_en_q  <= w_cs_en;
           w_cs_end_q <= w_cs_end;
-          if (w_close && w_pkt_good) begin
+          if (w_rs_q && w_close) w_rs_q <= 1'b0;    // the skipped packet ends here
+          if (w_close && w_pkt_good && !w_rs_q) begin
             w_pkts_q  <= w_pkts_q + 1'b1;
             w_bytes_q <= w_bytes_q + w_sum;
           end
@@ -507,13 +540,19 @@ module beryl_nic_tx_engine #(
       W_CONTWAIT: begin
         if (rsp_fire) begin
           w_st_q <= rsp_ok ? W_IDLE : W_STS;
-          if (!rsp_ok) w_open_q <= 1'b0;
+          if (!rsp_ok) begin
+            w_open_q <= 1'b0;
+            w_rs_q   <= 1'b0;
+          end
         end
       end
       W_ERRCPL: begin
         if (w_cpl_push) begin
           w_di_q <= w_di_q + 1'b1;
-          if (w_last_di) w_st_q <= W_STS;
+          if (w_last_di) begin
+            w_st_q <= W_CONT;     // resync: fetch what follows the failed batch
+            w_rs_q <= 1'b1;
+          end
         end
       end
       default: begin    // W_STS
@@ -521,6 +560,7 @@ module beryl_nic_tx_engine #(
         w_pkts_q  <= '0;
         w_bytes_q <= '0;
         w_ferr_q  <= 1'b0;
+        w_rs_q    <= 1'b0;
         proc_q    <= (proc_q == BS_W'(BATCH_SLOTS - 1)) ? '0 : proc_q + 1'b1;
       end
     endcase
@@ -530,6 +570,7 @@ module beryl_nic_tx_engine #(
       w_pkts_q  <= '0;
       w_bytes_q <= '0;
       w_ferr_q  <= 1'b0;
+      w_rs_q    <= 1'b0;
       proc_q    <= '0;
     end
   end
@@ -555,26 +596,42 @@ module beryl_nic_tx_engine #(
         b_cnt_q[proc_q]   <= op_rsp_count;
       end
     end
-    if (st_desc) b_state_q[st_b] <= st_err ? B_ERR : B_READY;
+    if (rsp_fire && rsp_ok) begin
+      b_addr_q[op_who_q ? proc_q : b_wr_q] <= op_rsp_addr;
+      b_try_q[op_who_q ? proc_q : b_wr_q]  <= '0;
+    end
+    if (rty_go) b_rty_q[rty_b] <= 1'b0;
+    // a failed fetch with retries left is issued again (the slot stays B_FETCH meanwhile)
+    if (st_desc) begin
+      if (st_err && 32'(b_try_q[st_b]) < DESC_RETRIES) begin
+        b_rty_q[st_b] <= 1'b1;
+        b_try_q[st_b] <= b_try_q[st_b] + 1'b1;
+      end else begin
+        b_state_q[st_b] <= st_err ? B_ERR : B_READY;
+      end
+    end
     if (b_retire) b_state_q[proc_q] <= B_FREE;
     if (rst) begin
       for (int b = 0; b < BATCH_SLOTS; b++) b_state_q[b] <= B_FREE;
+      b_rty_q <= '0;
     end
   end
 
-  // DMA descriptor output: batch fetches first, then packet data
+  // DMA descriptor output: batch fetches first, then retries of failed fetches, then packet data
+  logic [BS_W-1:0] f_b;
+  assign f_b = fq_valid_q ? fq_b_q : rty_b;
   always_ff @(posedge gclk) begin
     if (rd_load) begin
-      rd_desc_valid <= fq_valid_q || w_dma && w_go;
+      rd_desc_valid <= fq_valid_q || rty_any || w_dma && w_go;
     end
     // the descriptor loads only with its valid (the DMA mux reads it only then), so idle cycles change nothing
-    if (rd_load && (fq_valid_q || w_dma && w_go)) begin
-      if (fq_valid_q) begin
-        rd_desc_host_addr <= fq_addr_q;
+    if (rd_load && (fq_valid_q || rty_any || w_dma && w_go)) begin
+      if (fq_valid_q || rty_any) begin
+        rd_desc_host_addr <= fq_valid_q ? fq_addr_q : b_addr_q[rty_b];
         rd_desc_ram_addr  <= RAM_ADDR_W'(PKT_SLOTS * SLOT_BYTES)
-                             + RAM_ADDR_W'(fq_b_q) * RAM_ADDR_W'(DESC_BATCH * 16);
-        rd_desc_len       <= LEN_W'(fq_cnt_q) * LEN_W'(16);
-        rd_desc_tag       <= {1'b1, (TAG_W - 1)'(fq_b_q)};
+                             + RAM_ADDR_W'(f_b) * RAM_ADDR_W'(DESC_BATCH * 16);
+        rd_desc_len       <= LEN_W'(fq_valid_q ? fq_cnt_q : b_cnt_q[rty_b]) * LEN_W'(16);
+        rd_desc_tag       <= {1'b1, (TAG_W - 1)'(f_b)};
       end else begin
         rd_desc_host_addr <= d.addr;
         rd_desc_ram_addr  <= {1'b0, w_slot, (RAM_ADDR_W - 1 - SLOT_W)'(w_open_q ? w_len_q : '0)};
@@ -582,7 +639,11 @@ module beryl_nic_tx_engine #(
         rd_desc_tag       <= {1'b0, (TAG_W - 1)'(w_slot)};
       end
     end
-    if (rst) rd_desc_valid <= 1'b0;
+    if (rty_go) desc_retry_count <= desc_retry_count + 1'b1;
+    if (rst) begin
+      rd_desc_valid    <= 1'b0;
+      desc_retry_count <= '0;
+    end
   end
 
   // status to the schedulers: the walker's retirement wins, a refused command waits a cycle
@@ -812,6 +873,7 @@ module beryl_nic_tx_engine #(
       p_port_q[w_slot]     <= b_aux_q[proc_q];
       p_cs_start_q[w_slot] <= d.csum_start;
     end
+    if (w_go && w_rs_q) p_err_q[w_slot] <= 1'b1;     // a packet skipped by a resync
     if (w_close) begin
       p_closed_q[w_slot] <= 1'b1;
       p_len_q[w_slot]    <= SLEN_W'(w_sum);
@@ -1062,7 +1124,7 @@ module beryl_nic_tx_engine #(
   assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || op_st_q != OP_IDLE || fsts_pend_q || fq_valid_q
                    || w_st_q != W_IDLE || b_state_q[proc_q] == B_READY || b_state_q[proc_q] == B_ERR
                    || rd_desc_status_valid || ram_wr_cmd_valid != '0
-                   || rd_desc_valid || tx_sts_valid || stat_valid
+                   || rd_desc_valid || rty_any || tx_sts_valid || stat_valid
                    || s_issue || s1_valid_q || f_pop || rel_push || c_pop;
 
   // inputs the engine does not need: MODE 1 fields, the response's queue (responses are in order),

@@ -143,10 +143,10 @@ MSIX_TEST_IRQ_VECTOR_MASK = 0x0000ffff
 MSIX_MSG_SENT_COUNT_OFFSET = 28                         # RO Messages sent
 MSIX_MSG_DEFERRED_COUNT_OFFSET = 32                     # RO Messages deferred
 NIC_IF_BLOCK_TYPE = 0x42520020                          # NIC interface block (in the APP window)
-NIC_IF_BLOCK_VERSION = 0x00040000                       # register interface version, 8.8.16
+NIC_IF_BLOCK_VERSION = 0x00050000                       # register interface version, 8.8.16
 NIC_IF_BLOCK_ADDR_W = 9                                 # window of one instance is 2**ADDR_W bytes
 NIC_IF_BLOCK_APP_OFFSET = 0x00000000                    # byte offset in the APP window
-NIC_IF_REG_COUNT = 113                                  # 32-bit words from +0x0 to the last register
+NIC_IF_REG_COUNT = 114                                  # 32-bit words from +0x0 to the last register
 NIC_IF_TYPE_OFFSET = 0                                  # RO Block type
 NIC_IF_VERSION_OFFSET = 4                               # RO Block version
 NIC_IF_NEXT_OFFSET = 8                                  # RO Next block
@@ -443,6 +443,7 @@ NIC_IF_TDMA_OFFSLOT_OFFSET = 436                        # RO TDMA gate off-slot 
 NIC_IF_TDMA_OVERRUN_OFFSET = 440                        # RO TDMA gate overruns
 NIC_IF_TDMA_PARK_OFFSET = 444                           # RO TDMA gate parked frames
 NIC_IF_SCHED_BAD_STS_OFFSET = 448                       # RO Scheduler bad statuses
+NIC_IF_TX_DESC_RETRY_OFFSET = 452                       # RO TX descriptor fetch retries
 PTP_BLOCK_TYPE = 0x42520030                             # PTP hardware clock block (in the APP window)
 PTP_BLOCK_VERSION = 0x00010000                          # register interface version, 8.8.16
 PTP_BLOCK_ADDR_W = 8                                    # window of one instance is 2**ADDR_W bytes
@@ -639,14 +640,14 @@ BLOCKS = {
         'name': 'NIC_IF',
         'title': 'NIC interface',
         'type': 0x42520020,
-        'version': 0x00040000,
+        'version': 0x00050000,
         'base': 0x00020000,
         'next': 0x00000000,
         'window': 0x00000200,
         'app': True,
         'regs': {
             'TYPE': {'offset': 0x00, 'access': 'RO', 'reset': 0x42520020, 'fields': {'ID': (0, 32)}},
-            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00040000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
+            'VERSION': {'offset': 0x04, 'access': 'RO', 'reset': 0x00050000, 'fields': {'PATCH': (0, 16), 'MINOR': (16, 8), 'MAJOR': (24, 8)}},
             'NEXT': {'offset': 0x08, 'access': 'RO', 'reset': 0x00000000, 'fields': {'OFFSET': (0, 32)}},
             'IF_INDEX': {'offset': 0x0c, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
             'IF_COUNT': {'offset': 0x10, 'access': 'RO', 'reset': None, 'fields': {'VALUE': (0, 32)}},
@@ -754,6 +755,7 @@ BLOCKS = {
             'TDMA_OVERRUN': {'offset': 0x1b8, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'TDMA_PARK': {'offset': 0x1bc, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'SCHED_BAD_STS': {'offset': 0x1c0, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'TX_DESC_RETRY': {'offset': 0x1c4, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
     'ptp': {
