@@ -203,7 +203,13 @@ struct beryl_tx_csum {
 int beryl_tx_send(struct beryl_if *nif, unsigned txq, const struct iovec *iov, unsigned iovcnt,
 		  const struct beryl_tx_csum *csum, unsigned flags);
 int beryl_tx_flush(struct beryl_if *nif, unsigned txq);
-/* Completions of TX queue txq (frees their descriptors); up to max into cpl (may be NULL). */
+/*
+ * Completions of TX queue txq (frees their descriptors); up to max into cpl (may be NULL). One per
+ * packet, at its first descriptor's index. The extra error completions a descriptor fetch that failed
+ * for good produces inside a packet that has just completed with an error are consumed and not
+ * returned (docs/blocks/nic_core.md, "Failed TX descriptor reads"); any other completion that names
+ * no packet sent gives -EIO and stays in the queue.
+ */
 int beryl_tx_complete(struct beryl_if *nif, unsigned txq, struct beryl_cpl *cpl, unsigned max);
 /* Descriptors of TX queue txq not yet completed (0: everything sent was completed). */
 unsigned beryl_tx_pending(const struct beryl_if *nif, unsigned txq);

@@ -21,6 +21,10 @@ struct beryl_ring {
 	uint8_t *ndesc;                 /* TX: descriptors of the packet starting at a slot */
 	unsigned log_size, size, stride, buf_size, index, cq;
 	uint16_t prod, cons;
+	/* TX: the last packet to complete, if it completed with an error: first index, descriptors
+	 * (fail_ndesc 0: the last one completed OK, or none yet); tx.c, take_tx */
+	uint16_t fail_start;
+	uint8_t fail_ndesc;
 };
 
 struct beryl_if {

@@ -19,6 +19,8 @@ int beryl_ring_alloc(struct beryl_if *nif, struct beryl_ring *r, unsigned log_si
 	r->stride = stride;
 	r->buf_size = buf_size;
 	r->prod = r->cons = 0;
+	r->fail_start = 0;
+	r->fail_ndesc = 0;
 	err = t->ops->dma_alloc(t, bytes, align, &r->mem);
 	if (err)
 		return err;

@@ -15,27 +15,59 @@ static int check_txq(struct beryl_if *nif, unsigned txq)
 	return 0;
 }
 
+/*
+ * A TX completion names the first descriptor of a packet sent, with one exception: when a descriptor
+ * fetch fails for good, the TX engine completes each descriptor of the failed batch at its own index
+ * and then skips the rest of a packet the batch cut, completing that run once at its first index
+ * (docs/blocks/nic_core.md, "Failed TX descriptor reads"). Those extra completions carry an error
+ * status and lie inside a packet that has just completed with an error: completions come in ring
+ * order, so inside the last packet of this queue to complete, and before any later packet's. Such a
+ * completion (status not OK, index in (fail_start, fail_start + fail_ndesc) modulo 2^16, no packet
+ * completed since) is consumed: its CQ entry is taken, it frees nothing (cons stays after that packet)
+ * and the caller does not see it. Any other completion that names no packet's first descriptor (an OK
+ * one inside a failed packet, anything inside a packet that completed OK or has not completed) is a
+ * device or driver bug: -EIO, and the entry stays.
+ */
+static bool inside_failed(const struct beryl_ring *r, const struct beryl_cpl *c)
+{
+	uint16_t off = (uint16_t)(c->index - r->fail_start);
+
+	return c->status != BERYL_CPL_OK && off > 0 && off < r->fail_ndesc;
+}
+
+/* Take ready completions of TX ring r: up to max packets into cpl (if not NULL); returns the packets,
+ * *taken the CQ entries consumed (packets and completions inside a failed packet). */
 static unsigned take_tx(struct beryl_if *nif, struct beryl_ring *r, struct beryl_cpl *cpl, unsigned max,
-			int *err)
+			unsigned *taken, int *err)
 {
 	struct beryl_ring *cq = &nif->cq[r->cq];
 	const uint8_t *e;
 	unsigned n = 0;
 
+	*taken = 0;
 	while ((!cpl || n < max) && (e = beryl_ring_entry_ready(cq))) {
 		struct beryl_cpl c;
 		unsigned slot;
 
 		beryl_cpl_parse(e, &c);
+		/* checked first: the slots of the failed packet may already hold the next lap's packets */
+		if (inside_failed(r, &c)) {
+			cq->cons++;
+			(*taken)++;
+			continue;
+		}
 		slot = beryl_ring_slot(r, c.index);
 		if (!r->ndesc[slot]) {
-			*err = beryl_fail(-EIO, "TX completion on queue %u for index %u matches no packet sent",
-					  r->index, c.index);
+			*err = beryl_fail(-EIO, "TX completion on queue %u for index %u (status %u) matches no "
+					  "packet sent", r->index, c.index, c.status);
 			return n;
 		}
+		r->fail_start = c.index;
+		r->fail_ndesc = c.status != BERYL_CPL_OK ? r->ndesc[slot] : 0;
 		r->cons = (uint16_t)(c.index + r->ndesc[slot]);
 		r->ndesc[slot] = 0;
 		cq->cons++;
+		(*taken)++;
 		if (cpl)
 			cpl[n] = c;
 		n++;
@@ -53,10 +85,10 @@ int beryl_tx_complete(struct beryl_if *nif, unsigned txq, struct beryl_cpl *cpl,
 		return err;
 	r = &nif->txq[txq];
 	for (;;) {
-		unsigned n = take_tx(nif, r, cpl ? cpl + total : NULL, max - total, &err);
+		unsigned taken, n = take_tx(nif, r, cpl ? cpl + total : NULL, max - total, &taken, &err);
 
 		total += n;
-		if (n) {
+		if (taken) {
 			/* free the CQ space, re-arm; then look again: an entry may have come before the arm */
 			int e2 = beryl_doorbell(nif, BERYL_CQ, r->cq, nif->cq[r->cq].cons, nif->irq);
 
@@ -64,7 +96,7 @@ int beryl_tx_complete(struct beryl_if *nif, unsigned txq, struct beryl_cpl *cpl,
 		}
 		if (err)
 			return err;
-		if (!n || (cpl && total == max))
+		if (!taken || (cpl && total == max))
 			return (int)total;
 	}
 }

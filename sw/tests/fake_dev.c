@@ -21,6 +21,8 @@ struct fq {
 	uint32_t ctrl, target;
 	uint16_t prod, cons;
 	uint64_t pkts, bytes, drops;
+	uint16_t fail_first;            /* TX: a descriptor fetch that fails for good (fake_dev_tx_fetch_fail) */
+	unsigned fail_count;            /* its descriptors; 0: none */
 };
 
 /* One port's scheduler block (beryl_nic_port_sched): staging registers and per-queue parameters. */
@@ -45,6 +47,7 @@ struct fif {
 	uint16_t table[4096];
 	unsigned port_sel;
 	uint32_t port_ctrl[8], port_cnt[8][4], port_drop[8][2];   /* drops: TX, RX */
+	uint32_t desc_retry;                   /* TX_DESC_RETRY */
 };
 
 struct fake_dev {
@@ -240,7 +243,56 @@ static void rx_frame(struct fake_dev *d, unsigned ifi, unsigned port, const uint
 	cpl_write(d, f, BERYL_CQ, q->target, e);
 }
 
-/* Send every complete packet of TX queue qi. */
+static void tx_err_cpl(struct fake_dev *d, struct fif *f, struct fq *q, unsigned qi, unsigned port, uint16_t idx)
+{
+	uint8_t e[32] = { 0 };
+
+	beryl_put16(e, (uint16_t)qi);
+	beryl_put16(e + 2, idx);
+	e[4] = (uint8_t)port;
+	e[5] = BERYL_CPL_DMA_ERR;
+	CNT(f, BERYL_NIC_IF_TX_DMA_ERR_OFFSET)++;
+	f->port_drop[port][0]++;
+	cpl_write(d, f, BERYL_CQ, q->target, e);
+}
+
+/*
+ * The failed fetch of TX queue qi, reached with the packet at `first` (the batch starts in it), as the
+ * TX engine completes it: the packet it cut at its first index (if it started before the batch), each
+ * descriptor of the batch at its own index, then the resync run (the following descriptors up to and
+ * including the first without MORE) once at its first index; nothing is sent. The fetch failed after
+ * two retries. Returns false while the batch or the run is not posted in full (wait for the rest).
+ */
+static bool tx_fetch_fail(struct fake_dev *d, struct fif *f, struct fq *q, unsigned qi, unsigned port,
+			  uint16_t first)
+{
+	unsigned mask = (1u << qlog(q)) - 1;
+	uint16_t end = (uint16_t)(q->fail_first + q->fail_count), run = end;
+
+	if ((uint16_t)(q->prod - q->fail_first) < q->fail_count)
+		return false;
+	while (run != q->prod) {
+		const uint8_t *desc = host(d, q->base + (uint64_t)(run & mask) * 16, 16);
+
+		run++;
+		if (!(beryl_get16(desc + 12) & BERYL_TX_FLAG_MORE))
+			break;
+		if (run == q->prod)
+			return false;
+	}
+	f->desc_retry += 2;
+	if (first != q->fail_first)
+		tx_err_cpl(d, f, q, qi, port, first);
+	for (uint16_t i = q->fail_first; i != end; i++)
+		tx_err_cpl(d, f, q, qi, port, i);
+	if (run != end)
+		tx_err_cpl(d, f, q, qi, port, end);
+	q->cons = run;
+	q->fail_count = 0;
+	return true;
+}
+
+/* Send every complete packet of TX queue qi (a failed fetch of its descriptors: tx_fetch_fail). */
 static void tx_run(struct fake_dev *d, unsigned ifi, unsigned qi)
 {
 	struct fif *f = &d->ifs[ifi];
@@ -280,6 +332,11 @@ static void tx_run(struct fake_dev *d, unsigned ifi, unsigned qi)
 				memcpy(fr + len, src, dl);
 			len += dl;
 			p++;
+		}
+		if (q->fail_count && (uint16_t)(q->fail_first - first) < (uint16_t)(p - first)) {
+			if (!tx_fetch_fail(d, f, q, qi, port, first))
+				return;
+			continue;
 		}
 		q->cons = p;
 		beryl_put16(e, (uint16_t)qi);
@@ -563,6 +620,8 @@ static uint32_t if_read(struct fake_dev *d, struct fif *f, unsigned ifi, uint32_
 		return f->key[(reg - BERYL_NIC_IF_RSS_KEY0_OFFSET) / 4];
 	if (reg >= BERYL_NIC_IF_TX_PKTS_OFFSET && reg <= BERYL_NIC_IF_IRQ_MERGED_OFFSET)
 		return CNT(f, reg);
+	if (reg == BERYL_NIC_IF_TX_DESC_RETRY_OFFSET)
+		return f->desc_retry;
 	if (reg >= BERYL_NIC_IF_PORT_TX_PKTS_OFFSET && reg <= BERYL_NIC_IF_PORT_RX_BYTES_OFFSET)
 		return f->port_cnt[f->port_sel][(reg - BERYL_NIC_IF_PORT_TX_PKTS_OFFSET) / 4];
 	if (reg == BERYL_NIC_IF_PORT_TX_DROPS_OFFSET || reg == BERYL_NIC_IF_PORT_RX_DROPS_OFFSET)
@@ -881,4 +940,24 @@ struct fake_dev *fake_transport_dev(struct beryl_transport *t)
 size_t fake_transport_dma_in_use(struct beryl_transport *t)
 {
 	return beryl_dma_pool_in_use(ft(t)->pool);
+}
+
+void fake_dev_tx_fetch_fail(struct fake_dev *d, unsigned ifi, unsigned txq, uint16_t first, unsigned count)
+{
+	struct fq *q = &d->ifs[ifi].q[BERYL_TXQ][txq];
+
+	q->fail_first = first;
+	q->fail_count = count;
+}
+
+void fake_dev_tx_cpl(struct fake_dev *d, unsigned ifi, unsigned txq, uint16_t index, uint8_t status)
+{
+	struct fif *f = &d->ifs[ifi];
+	struct fq *q = &f->q[BERYL_TXQ][txq];
+	uint8_t e[32] = { 0 };
+
+	beryl_put16(e, (uint16_t)txq);
+	beryl_put16(e + 2, index);
+	e[5] = status;
+	cpl_write(d, f, BERYL_CQ, q->target, e);
 }

@@ -52,6 +52,13 @@ void fake_dev_write(struct fake_dev *d, uint32_t off, uint32_t val);
 int fake_dev_irq_pop(struct fake_dev *d, uint32_t *vector);   /* 1 if one was pending */
 uint64_t fake_dev_accesses(const struct fake_dev *d);
 void fake_dev_sched_observe(struct fake_dev *d, unsigned ifi, unsigned port, const struct fake_sched_obs *o);
+/* The TX engine's fetch of descriptors [first, first + count) of TX queue txq (interface ifi) fails
+ * for good, after two retries (TX_DESC_RETRY += 2): when the fake reaches them it completes them as
+ * rtl/nic/beryl_nic_tx_engine.sv does (docs/blocks/nic_core.md, "Failed TX descriptor reads"), count
+ * within what the driver posts. first must lie in a packet the fake has not sent yet. */
+void fake_dev_tx_fetch_fail(struct fake_dev *d, unsigned ifi, unsigned txq, uint16_t first, unsigned count);
+/* Write a completion (index, status) into TX queue txq's completion queue, as a device bug would. */
+void fake_dev_tx_cpl(struct fake_dev *d, unsigned ifi, unsigned txq, uint16_t index, uint8_t status);
 
 /* An in-process transport over a fake device (host memory from malloc). */
 int fake_transport_open(const struct fake_dev_cfg *cfg, size_t mem_size, struct beryl_transport **out);

@@ -481,6 +481,149 @@ static void test_irq(void)
 	beryl_close(dev);
 }
 
+/* Interfaces 0 -> 1 of a fresh fake device, one TX queue of 32 descriptors of 256 bytes. */
+static struct beryl_dev *open_fetch_fail(struct beryl_transport **t, struct beryl_if **a, struct beryl_if **b)
+{
+	struct beryl_dev *dev = open_default(t);
+	struct beryl_if_config cfg = { .txq_count = 1, .rxq_count = 1, .tx_log_size = 5, .rx_log_size = 5,
+				       .tx_buf_size = 256, .rx_buf_size = 2048 };
+
+	if (!dev)
+		return NULL;
+	*a = beryl_if_get(dev, 0);
+	*b = beryl_if_get(dev, 1);
+	CHECK(!beryl_if_start(*a, &cfg) && !beryl_if_start(*b, &cfg), "start both");
+	return dev;
+}
+
+/* Queue a frame of len bytes (filled with seed) on a's TX queue 0 without a doorbell; its first index. */
+static int queue_frame(struct beryl_if *a, uint8_t *f, size_t len, uint8_t seed)
+{
+	struct iovec iov = { f, len };
+
+	for (size_t i = 0; i < len; i++)
+		f[i] = (uint8_t)(seed + i * 7);
+	return beryl_tx_send(a, 0, &iov, 1, NULL, BERYL_TX_NO_DOORBELL);
+}
+
+static uint32_t if_counter(struct beryl_if *nif, const char *name)
+{
+	struct beryl_counter c[32];
+	int n = beryl_if_counters(nif, c, 32);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(c[i].name, name))
+			return c[i].value;
+	CHECK(0, "no counter %s", name);
+	return 0;
+}
+
+/*
+ * A TX descriptor fetch that fails for good (docs/blocks/nic_core.md, "Failed TX descriptor reads"):
+ * the engine's extra error completions inside a packet that completed with an error are consumed,
+ * the packets around them complete as usual; any other completion that names no packet's first
+ * descriptor is still -EIO.
+ */
+static void test_tx_fetch_fail(void)
+{
+	struct beryl_transport *t;
+	struct beryl_if *a, *b;
+	struct beryl_dev *dev = open_fetch_fail(&t, &a, &b);
+	struct beryl_rx_pkt pk[8];
+	struct beryl_cpl cpl[8];
+	uint8_t f[4][700];
+	int n, err;
+
+	if (!dev)
+		return;
+	/* 0..2, 3..4, 5, 6..8; the fetch of 1..3 fails: P0 (open) completes at 0, 1 and 2 inside it,
+	 * 3 starts P1, the resync skips 4 (inside P1); P2 and P3 go out */
+	CHECK(queue_frame(a, f[0], 600, 1) == 0 && queue_frame(a, f[1], 400, 2) == 3 &&
+	      queue_frame(a, f[2], 100, 3) == 5 && queue_frame(a, f[3], 520, 4) == 6, "queue 4 frames");
+	fake_dev_tx_fetch_fail(fake_transport_dev(t), 0, 0, 1, 3);
+	CHECK(!beryl_tx_flush(a, 0), "doorbell");
+	n = beryl_tx_complete(a, 0, cpl, 8);
+	CHECK(n == 4, "4 packets completed: %d", n);
+	if (n == 4) {
+		CHECK(cpl[0].index == 0 && cpl[0].status == BERYL_CPL_DMA_ERR, "P0: %u/%u", cpl[0].index, cpl[0].status);
+		CHECK(cpl[1].index == 3 && cpl[1].status == BERYL_CPL_DMA_ERR, "P1: %u/%u", cpl[1].index, cpl[1].status);
+		CHECK(cpl[2].index == 5 && cpl[2].status == BERYL_CPL_OK, "P2: %u/%u", cpl[2].index, cpl[2].status);
+		CHECK(cpl[3].index == 6 && cpl[3].status == BERYL_CPL_OK, "P3: %u/%u", cpl[3].index, cpl[3].status);
+	}
+	CHECK(beryl_tx_pending(a, 0) == 0, "all freed: %u pending", beryl_tx_pending(a, 0));
+	n = poll_all(b, pk, 8);
+	CHECK(n == 2 && pk[0].len == 100 && !memcmp(pk[0].data, f[2], 100) && pk[1].len == 520 &&
+	      !memcmp(pk[1].data, f[3], 520), "P2 and P3 arrive, nothing else: %d", n);
+	CHECK(if_counter(a, "tx_desc_retry") == 2 && if_counter(a, "tx_dma_err") == 5, "retries %u, DMA errors %u",
+	      if_counter(a, "tx_desc_retry"), if_counter(a, "tx_dma_err"));
+
+	/* 9..10, 11..13, 14; the fetch of 9..10 fails on a packet boundary: the resync drops P5 whole
+	 * (its own index); taken one packet per call, cons never goes back */
+	CHECK(queue_frame(a, f[0], 300, 5) == 9 && queue_frame(a, f[1], 700, 6) == 11 &&
+	      queue_frame(a, f[2], 60, 7) == 14, "queue 3 frames");
+	fake_dev_tx_fetch_fail(fake_transport_dev(t), 0, 0, 9, 2);
+	CHECK(!beryl_tx_flush(a, 0), "doorbell");
+	n = beryl_tx_complete(a, 0, cpl, 1);
+	CHECK(n == 1 && cpl[0].index == 9 && cpl[0].status == BERYL_CPL_DMA_ERR, "P4: %d", n);
+	CHECK(beryl_tx_pending(a, 0) == 4, "after P4: %u pending", beryl_tx_pending(a, 0));
+	n = beryl_tx_complete(a, 0, cpl, 1);
+	CHECK(n == 1 && cpl[0].index == 11 && cpl[0].status == BERYL_CPL_DMA_ERR, "P5: %d", n);
+	CHECK(beryl_tx_pending(a, 0) == 1, "after P5: %u pending", beryl_tx_pending(a, 0));
+	n = beryl_tx_complete(a, 0, cpl, 1);
+	CHECK(n == 1 && cpl[0].index == 14 && cpl[0].status == BERYL_CPL_OK, "P6: %d", n);
+	CHECK(beryl_tx_complete(a, 0, cpl, 1) == 0 && beryl_tx_pending(a, 0) == 0, "nothing left");
+	n = poll_all(b, pk, 8);
+	CHECK(n == 1 && pk[0].len == 60 && !memcmp(pk[0].data, f[2], 60), "only P6 arrives: %d", n);
+
+	/* the queue goes on */
+	CHECK(queue_frame(a, f[0], 500, 8) == 15 && !beryl_tx_flush(a, 0), "send after");
+	n = beryl_tx_complete(a, 0, cpl, 8);
+	CHECK(n == 1 && cpl[0].index == 15 && cpl[0].status == BERYL_CPL_OK, "P7: %d", n);
+	CHECK(poll_all(b, pk, 8) == 1 && pk[0].len == 500 && !memcmp(pk[0].data, f[0], 500), "P7 arrives");
+	beryl_close(dev);
+
+	/* an error completion inside a packet that completed OK: -EIO, the entry stays */
+	dev = open_fetch_fail(&t, &a, &b);
+	if (!dev)
+		return;
+	CHECK(queue_frame(a, f[0], 600, 1) == 0 && !beryl_tx_flush(a, 0), "send");
+	CHECK(beryl_tx_complete(a, 0, NULL, 0) == 1, "completed OK");
+	fake_dev_tx_cpl(fake_transport_dev(t), 0, 0, 1, BERYL_CPL_DMA_ERR);
+	err = beryl_tx_complete(a, 0, NULL, 0);
+	CHECK(err == -EIO && strstr(beryl_errmsg(), "matches no packet"), "inside an OK packet: %d", err);
+	CHECK(beryl_tx_complete(a, 0, NULL, 0) == -EIO, "still there");
+	beryl_close(dev);
+
+	/* inside a failed packet, but after a later packet completed: -EIO (completions come in ring order) */
+	dev = open_fetch_fail(&t, &a, &b);
+	if (!dev)
+		return;
+	CHECK(queue_frame(a, f[0], 600, 1) == 0 && queue_frame(a, f[1], 100, 2) == 3, "queue 2");
+	fake_dev_tx_fetch_fail(fake_transport_dev(t), 0, 0, 0, 1);
+	CHECK(!beryl_tx_flush(a, 0) && beryl_tx_complete(a, 0, NULL, 0) == 2, "P0 failed, P1 sent");
+	fake_dev_tx_cpl(fake_transport_dev(t), 0, 0, 2, BERYL_CPL_DMA_ERR);
+	err = beryl_tx_complete(a, 0, NULL, 0);
+	CHECK(err == -EIO, "inside P0 after P1: %d", err);
+	beryl_close(dev);
+
+	/* an OK completion inside a failed packet: -EIO, nothing freed again */
+	dev = open_fetch_fail(&t, &a, &b);
+	if (!dev)
+		return;
+	CHECK(queue_frame(a, f[0], 600, 1) == 0, "queue");
+	fake_dev_tx_fetch_fail(fake_transport_dev(t), 0, 0, 0, 1);
+	CHECK(!beryl_tx_flush(a, 0), "doorbell");
+	n = beryl_tx_complete(a, 0, cpl, 8);
+	CHECK(n == 1 && cpl[0].index == 0 && cpl[0].status == BERYL_CPL_DMA_ERR, "P0 failed: %d", n);
+	CHECK(queue_frame(a, f[1], 300, 2) == 3, "queue P1 (no doorbell)");
+	fake_dev_tx_cpl(fake_transport_dev(t), 0, 0, 2, BERYL_CPL_OK);
+	err = beryl_tx_complete(a, 0, cpl, 8);
+	CHECK(err == -EIO && strstr(beryl_errmsg(), "index 2 (status 0)"), "OK inside P0: %d (%s)", err,
+	      beryl_errmsg());
+	CHECK(beryl_tx_pending(a, 0) == 2, "P1 still pending: %u", beryl_tx_pending(a, 0));
+	beryl_close(dev);
+}
+
 static void test_alloc(void)
 {
 	uint8_t *mem = aligned_alloc(4096, 1 << 20);
@@ -810,7 +953,7 @@ int main(void)
 	} tests[] = {
 		{ "alloc", test_alloc }, { "discovery", test_discovery }, { "open_errors", test_open_errors },
 		{ "misuse", test_misuse }, { "loopback", test_loopback }, { "dev_counters", test_dev_counters },
-		{ "rss", test_rss }, { "irq", test_irq },
+		{ "rss", test_rss }, { "irq", test_irq }, { "tx_fetch_fail", test_tx_fetch_fail },
 		{ "servo", test_servo }, { "sched_rate_conversion", test_sched_rate_conversion },
 		{ "sched_rate", test_sched_rate }, { "sched_tdma", test_sched_tdma },
 	};

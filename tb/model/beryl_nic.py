@@ -33,9 +33,10 @@ FIELD = {"base_lo": "Q_BASE_LO", "base_hi": "Q_BASE_HI", "ctrl": "Q_CTRL", "targ
 PARAMS = ("IF_INDEX", "IF_COUNT", "PORT_COUNT", "TXQ_COUNT", "RXQ_COUNT", "CQ_COUNT", "EQ_COUNT",
           "TX_SLOTS", "RX_SLOTS", "MAX_FRAME", "RSS_TABLE_SIZE", "DESC_BATCH", "CPL_BATCH",
           "MAX_DESC_PER_PKT", "FEATURES")
-# the interface counters by reason: the registers TX_PKTS .. IRQ_MERGED (per-port ones follow them)
+# the interface counters by reason: the registers TX_PKTS .. IRQ_MERGED (per-port ones follow them),
+# and TX_DESC_RETRY (placed after the scheduler registers)
 COUNTERS = [n for n, b in R.BLOCKS["nic_if"]["regs"].items()
-            if R.NIC_IF_TX_PKTS_OFFSET <= b["offset"] <= R.NIC_IF_IRQ_MERGED_OFFSET]
+            if R.NIC_IF_TX_PKTS_OFFSET <= b["offset"] <= R.NIC_IF_IRQ_MERGED_OFFSET] + ["TX_DESC_RETRY"]
 
 
 class NicError(Exception):
@@ -98,6 +99,8 @@ class NicInterface:
         self.txq_cq = {}       # TX queue -> its completion queue
         self.eq = None
         self.tx_pending = {}   # (txq, first index) -> descriptors of the packet
+        self.tx_failed = {}    # txq -> (first index, descriptors) of its last packet to complete, if that failed
+        self.tx_cpl_inside = 0  # error completions inside a failed packet consumed (poll_tx)
         self.rx_buf_size = 0
         self.events = 0
         self.irq = False
@@ -181,6 +184,7 @@ class NicInterface:
             ring.bufs = buffers(alloc, ring.size, tx_buf_size)
             self.txq[i] = ring
             self.txq_cq[i] = i
+            self.tx_failed.pop(i, None)
             port = ports[i] if ports else i % self.p["PORT_COUNT"]
             await self.setup_queue(TXQ, i, ring, target=i, port=port)
         for j in range(rxq_count):
@@ -205,6 +209,7 @@ class NicInterface:
         ring.bufs = buffers(alloc, ring.size, self.tx_buf_size)
         self.txq[txq] = ring
         self.txq_cq[txq] = cq
+        self.tx_failed.pop(txq, None)
         await self.setup_queue(TXQ, txq, ring, target=cq, port=port)
 
     async def refill(self, rxq, count=None):
@@ -268,19 +273,34 @@ class NicInterface:
         await self.doorbell(CQ, cqi, self.cq[cqi].cons, arm=self.irq)
 
     async def poll_tx(self, txq=None):
-        """Completions of TX queue txq (all TX queues if None); frees their descriptors."""
+        """Completions of TX queue txq (all TX queues if None), one per packet; frees their descriptors.
+
+        A completion names a packet's first descriptor, except after a descriptor fetch that failed
+        for good: then the TX engine also completes each descriptor of the failed batch at its own
+        index, and the rest of a packet the batch cut once at its first index (docs/blocks/nic_core.md,
+        "Failed TX descriptor reads"). Those carry an error status and lie inside the packet that
+        completed last, with an error (completions come in ring order): a completion with a status
+        other than CPL_OK and an index in (first, first + descriptors) of that packet, modulo 2^16, is
+        consumed here (counted in tx_cpl_inside, not returned, frees nothing). Any other completion
+        that names no packet sent is a bug: NicError."""
         out = []
         for i in ([txq] if txq is not None else list(self.txq)):
             got = self._take(self.txq_cq[i])
             for c in got:
+                start, nd = self.tx_failed.get(i, (0, 0))
+                if c.status != CPL_OK and 0 < ((c.index - start) & 0xFFFF) < nd:
+                    self.tx_cpl_inside += 1
+                    continue
                 n = self.tx_pending.pop((i, c.index), None)
                 if n is None:
-                    raise NicError(f"TX completion for queue {i} index {c.index} matches no packet sent")
+                    raise NicError(f"TX completion for queue {i} index {c.index} (status {c.status}) "
+                                   "matches no packet sent")
+                self.tx_failed[i] = (c.index, n if c.status != CPL_OK else 0)
                 ring = self.txq[i]
                 ring.cons = (c.index + n) & 0xFFFF
+                out.append(c)
             if got:
                 await self._ack(self.txq_cq[i])
-            out += got
         return out
 
     async def poll_rx(self, rxq=None, refill=True):
