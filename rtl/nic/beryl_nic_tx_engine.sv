@@ -603,7 +603,7 @@ module beryl_nic_tx_engine #(
     if (rty_go) b_rty_q[rty_b] <= 1'b0;
     // a failed fetch with retries left is issued again (the slot stays B_FETCH meanwhile)
     if (st_desc) begin
-      if (st_err && 32'(b_try_q[st_b]) < DESC_RETRIES) begin
+      if (st_err && b_try_q[st_b] != 3'(DESC_RETRIES)) begin     // it counts up to DESC_RETRIES
         b_rty_q[st_b] <= 1'b1;
         b_try_q[st_b] <= b_try_q[st_b] + 1'b1;
       end else begin

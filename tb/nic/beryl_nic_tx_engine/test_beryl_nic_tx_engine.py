@@ -16,6 +16,13 @@ TX timestamps (TS_RET_EN = 1): a port model takes each frame's tag from its firs
 time the model returned for its frame (dropped packets: 0). test_ts_errors leaves returns out, sends
 wrong tags and late returns, and checks each frame's outcome and the mismatch / timeout / spurious
 counters against the rules of docs/blocks/ptp.md applied to the model's own log.
+
+Failed descriptor reads (docs/blocks/nic_core.md): the DMA model fails reads of poisoned host ranges always
+and of flaky ranges the first k times, and logs every descriptor read. The reference (Bench.walk) knows the
+QM model's grants (each queue's descriptors are posted before its first command), plays the reads with their
+retries (DESC_RETRIES) and walks the rules: error batch, open packet, resync skip. Checked on top: every
+descriptor read (a retry is the same read: host address, length, RAM address, tag), desc_retry_count, and
+each command's status (result, pkts, bytes).
 """
 import os
 import random
@@ -125,6 +132,13 @@ class Bench:
         self.brk = 0x1000
         self.queues = {}
         self.poison = []        # host ranges whose DMA reads fail
+        # transient faults: [start, end, k]: the first k DMA reads overlapping [start, end) fail, later ones
+        # succeed (a range lies inside one ring: the reference counts each queue's reads on their own)
+        self.flaky = []
+        self.flaky_hits = {}    # the DMA model's reads so far per flaky range (index into self.flaky)
+        self.desc_reads = []    # every descriptor fetch the DMA model accepted (tag MSB set), in order
+        self.desc_batch = int(os.environ.get("PARAM_DESC_BATCH", "8"))
+        self.retries = int(os.environ.get("PARAM_DESC_RETRIES", "2"))
         self.now = 0
         # QM model
         self.qm_pending = []    # (ready cycle, response dict)
@@ -195,31 +209,121 @@ class Bench:
             self.post_desc(q, a, n, fl, cs, co)
         return q.descs[-len(pieces)][0]
 
-    def expected(self, q):
-        """Reference model: packets of queue q from its posted descriptors (all consumed)."""
-        out, i, d = [], 0, q.descs
-        while i < len(d):
-            j = i
-            while d[j][3] & MORE and j + 1 < len(d):
-                j += 1
-            chain = d[i:j + 1]
-            cut = bool(chain[-1][3] & MORE)
-            total = sum(c[2] for c in chain)
-            first = chain[0]
-            bad = cut or any(c[2] == 0 for c in chain) or total > self.slot_bytes or \
-                len(chain) > self.max_desc or q.aux >= self.ports or \
-                (first[3] & CSUM and first[4] + first[5] + 2 > total)
-            err = any(self.poisoned(c[1], c[2]) for c in chain if c[2])
-            frame = b"".join(bytes(self.mem[c[1]:c[1] + c[2]]) for c in chain)
-            if not bad and first[3] & CSUM:
-                frame = csum_insert(frame, first[4], first[5])
-            st = CPL_BAD_DESC if bad else CPL_DMA_ERR if err else CPL_OK
-            out.append(dict(index=first[0], status=st, len=total if st == CPL_OK else 0,
-                            port=q.aux, frame=frame, csum=bool(first[3] & CSUM), walk_good=not bad,
-                            l4=first[4], coff=first[5],
-                            total=total))
-            i = j + 1
+    def packet(self, q, chain):
+        """Reference entry of one packet (descriptors `chain`, read and walked): the bad-descriptor rules,
+        data DMA errors (poison), the frame with its checksum inserted."""
+        cut = bool(chain[-1][3] & MORE)
+        total = sum(c[2] for c in chain)
+        first = chain[0]
+        bad = cut or any(c[2] == 0 for c in chain) or total > self.slot_bytes or \
+            len(chain) > self.max_desc or q.aux >= self.ports or \
+            (first[3] & CSUM and first[4] + first[5] + 2 > total)
+        err = any(self.poisoned(c[1], c[2]) for c in chain if c[2])
+        frame = b"".join(bytes(self.mem[c[1]:c[1] + c[2]]) for c in chain)
+        if not bad and first[3] & CSUM:
+            frame = csum_insert(frame, first[4], first[5])
+        st = CPL_BAD_DESC if bad else CPL_DMA_ERR if err else CPL_OK
+        return dict(index=first[0], status=st, len=total if st == CPL_OK else 0,
+                    port=q.aux, frame=frame, csum=bool(first[3] & CSUM), walk_good=not bad,
+                    l4=first[4], coff=first[5], total=total)
+
+    def dropped(self, q, desc, status):
+        """Reference entry of a completion the walker makes without reading data (fetch error, resync skip)."""
+        return dict(index=desc[0], status=status, len=0, port=q.aux, frame=b"", csum=False, walk_good=False,
+                    l4=0, coff=0, total=0)
+
+    def batches(self, q):
+        """The QM model's grants for q's descriptors, all posted before q's first command: from cons, each grant
+        (a command's or a continuation's) is min(DESC_BATCH, available, up to the ring end)."""
+        size, out, i = 1 << q.log_size, [], 0
+        while i < len(q.descs):
+            n = min(self.desc_batch, len(q.descs) - i, size - q.descs[i][0] % size)
+            out.append((i, n))
+            i += n
         return out
+
+    def read_fails(self, a, n, hits):
+        """Fault model of one DMA read of host [a, a + n): poison fails every read; a flaky range the first k
+        reads that overlap it (`hits` counts the reads per range and is updated)."""
+        err = self.poisoned(a, n)
+        for k, (s, e, fails) in enumerate(self.flaky):
+            if a < e and s < a + n:
+                err |= hits.get(k, 0) < fails
+                hits[k] = hits.get(k, 0) + 1
+        return err
+
+    def fetch_tries(self, q):
+        """Reference descriptor reads of q, batch after batch: [(first desc, count, host addr, [error of each
+        read])]: a failed read is issued again (same address and length), DESC_RETRIES times at most."""
+        size, hits, out = 1 << q.log_size, {}, []
+        for i, n in self.batches(q):
+            a = q.base + 16 * (q.descs[i][0] % size)
+            tries = [self.read_fails(a, 16 * n, hits)]
+            while tries[-1] and len(tries) <= self.retries:
+                tries.append(self.read_fails(a, 16 * n, hits))
+            out.append((i, n, a, tries))
+        return out
+
+    def walk(self, q):
+        """Reference model of queue q (all its descriptors posted before its first command, all consumed):
+        (completions in ring order, commands as (result, pkts, bytes) in order).
+
+        Written from the rules of docs/blocks/nic_core.md ("Failed TX descriptor reads"): packets are MORE
+        chains. A batch whose every read failed: the packet open at it completes once with CPL_DMA_ERR at its
+        first index (CPL_BAD_DESC if it was bad already), every descriptor of the batch with CPL_DMA_ERR, then
+        the walker resyncs: the queue's next descriptors up to and including the first without MORE are one
+        skipped packet, never read, CPL_DMA_ERR at its first index (CPL_BAD_DESC if the queue ends inside it).
+        A command takes batches until one ends without MORE outside a skip (a failed batch always goes on) or
+        the queue is empty; its result: TXS_ERROR if a batch failed or it closed no good packet, else
+        TXS_EMPTY if it took the last descriptor, else TXS_SENT; pkts/bytes: good packets the walker closed
+        in it. The scheduler then issues one more command (TXS_EMPTY) unless the last one said TXS_EMPTY."""
+        d, out, cmds = q.descs, [], []
+        pkt, skip = [], False           # the open packet's descriptors; whether it is a resync skip
+        cmd = None                      # [failed, pkts, bytes] of the command being walked
+        tries = self.fetch_tries(q)
+        for bn, (i, n, _, tr) in enumerate(tries):
+            if cmd is None:
+                cmd = [False, 0, 0]
+            if tr[-1]:
+                if pkt:
+                    ch = [d[j] for j in pkt]
+                    bad = not skip and (q.aux >= self.ports or any(c[2] == 0 for c in ch)
+                                        or sum(c[2] for c in ch) > self.slot_bytes or len(ch) > self.max_desc)
+                    out.append(self.dropped(q, ch[0], CPL_BAD_DESC if bad else CPL_DMA_ERR))
+                out += [self.dropped(q, x, CPL_DMA_ERR) for x in d[i:i + n]]
+                pkt, skip, cmd[0] = [], True, True
+            else:
+                for j in range(i, i + n):
+                    pkt.append(j)
+                    if d[j][3] & MORE:
+                        continue
+                    if skip:
+                        out.append(self.dropped(q, d[pkt[0]], CPL_DMA_ERR))
+                    else:
+                        out.append(self.packet(q, [d[k] for k in pkt]))
+                        if out[-1]["walk_good"]:
+                            cmd[1] += 1
+                            cmd[2] += out[-1]["total"]
+                    pkt, skip = [], False
+            last = bn == len(tries) - 1
+            if last or (not tr[-1] and not d[i + n - 1][3] & MORE):
+                res = TXS_ERROR if cmd[0] or cmd[1] == 0 else TXS_EMPTY if last else TXS_SENT
+                cmds.append((res, cmd[1], cmd[2]))
+                cmd = None
+        if pkt:     # the queue ends inside a packet: the continuation is refused
+            out.append(self.dropped(q, d[pkt[0]], CPL_BAD_DESC) if skip else self.packet(q, [d[k] for k in pkt]))
+        if not cmds or cmds[-1][0] != TXS_EMPTY:
+            cmds.append((TXS_EMPTY, 0, 0))
+        return out, cmds
+
+    def expected(self, q):
+        """Reference completions of queue q (see walk)."""
+        return self.walk(q)[0]
+
+    def desc_faults(self, q):
+        """Whether a descriptor read of q can fail (poison or a flaky range on its ring)."""
+        a, n = q.base, 16 << q.log_size
+        return self.poisoned(a, n) or any(a < e and s < a + n for s, e, _ in self.flaky)
 
     def poisoned(self, a, n):
         return any(a < pe and ps < a + n for ps, pe in self.poison)
@@ -245,7 +349,9 @@ class Bench:
         return r
 
     def dma_accept(self, host, ram, length, tag):
-        err = self.poisoned(host, length)
+        err = self.read_fails(host, length, self.flaky_hits)
+        if tag >> (len(self.dut.rd_desc_tag) - 1):
+            self.desc_reads.append(dict(host=host, len=length, ram=ram, tag=tag, err=err, t=self.now))
         chunks = []
         if not err:
             pos = 0
@@ -518,23 +624,27 @@ class Bench:
         stop = self.now + 40
         await self.run(lambda b: b.now >= stop)
 
-    def check(self, qs, fetch_err=None, ts=True):
-        """Compare everything against the reference model of queues `qs`."""
+    def check(self, qs, fetch_err=None, ts=True, upfront=True):
+        """Compare everything against the reference model of queues `qs` (walk). `upfront`: each queue's
+        descriptors were all posted before its first command, so the QM grants (batch boundaries), every
+        descriptor read and every command status are known exactly; False (posted in rounds): only the status
+        sums are checked and no descriptor read may fail. `fetch_err`: {queue: [index]}, the test's own list of
+        that queue's completions (each CPL_DMA_ERR), compared with the model's."""
         fetch_err = fetch_err or {}
         if ts:
             self.check_ts()
             assert self.ts_counts() == [(0, 0, 0)] * self.ports, f"timestamp counters {self.ts_counts()}"
-        exp = {q.idx: self.expected(q) for q in qs}
+        exp = {q.idx: self.walk(q) for q in qs}
         by_q = {}
         for c in self.cpls:
             by_q.setdefault(c["queue"], []).append(c)
             assert c["rest"] == 0, "reserved completion bits set"
         for q in qs:
             got = by_q.get(q.idx, [])
-            e = exp[q.idx]
+            e, cmds = exp[q.idx]
             if q.idx in fetch_err:
-                e = [dict(index=x, status=CPL_DMA_ERR, len=0, port=q.aux, walk_good=False, total=0)
-                     for x in fetch_err[q.idx]]
+                assert [(x["index"], x["status"]) for x in e] == [(i, CPL_DMA_ERR) for i in fetch_err[q.idx]], \
+                    f"queue {q.idx}: the reference model disagrees with the test's list"
             assert len(got) == len(e), f"queue {q.idx}: {len(got)} completions, expected {len(e)}"
             for g, x in zip(got, e):
                 assert (g["index"], g["status"], g["len"], g["port"], g["cq"]) == \
@@ -543,10 +653,14 @@ class Bench:
             assert sum(s["pkts"] for s in sts) == sum(x["walk_good"] for x in e), f"queue {q.idx} sts pkts"
             assert sum(s["bytes"] for s in sts) == sum(x["total"] for x in e if x["walk_good"]), \
                 f"queue {q.idx} sts bytes"
-            if q.enable and q.idx not in fetch_err:
+            if q.enable:
                 assert sts and sts[-1]["result"] == TXS_EMPTY
+                if upfront:
+                    assert [(s["result"], s["pkts"], s["bytes"]) for s in sts] == cmds, \
+                        f"queue {q.idx}: command statuses {[(s['result'], s['pkts'], s['bytes']) for s in sts]}"
+        self.check_desc_reads(qs, upfront)
         # frames per port, in completion order (unordered builds: per queue of the port, in completion order)
-        okc = {(x_q.idx, x["index"]): x for x_q in qs for x in exp[x_q.idx]}
+        okc = {(x_q.idx, x["index"]): x for x_q in qs for x in exp[x_q.idx][0] if x["status"] == CPL_OK}
         for p in range(self.ports):
             cp = [c for c in self.cpls if c["status"] == CPL_OK and c["port"] == p]
             want = [okc[(c["queue"], c["index"])]["frame"] for c in cp]
@@ -585,6 +699,34 @@ class Bench:
             assert (int(d.port_byte_count.value) >> (32 * p)) & 0xFFFFFFFF == sum(c["len"] for c in pp)
             bad = [c for c in self.cpls if c["status"] != CPL_OK and c["port"] == p]
             assert (int(d.port_drop_count.value) >> (32 * p)) & 0xFFFFFFFF == len(bad), f"port {p} drops"
+
+
+    def check_desc_reads(self, qs, upfront=True):
+        """Every descriptor read the DMA model saw, per queue, against the reference (fetch_tries): the same
+        host address and length for each try of a batch, and a retry also to the same RAM address with the
+        same tag; desc_retry_count = the retries. No read outside the rings of `qs`."""
+        n_rty = n_rd = 0
+        for q in qs:
+            lo, hi = q.base, q.base + (16 << q.log_size)
+            got = [r for r in self.desc_reads if lo <= r["host"] < hi]
+            n_rd += len(got)
+            if not upfront:
+                assert not self.desc_faults(q) and not any(r["err"] for r in got)
+                continue
+            tries = self.fetch_tries(q) if q.enable else []
+            want = [(a, 16 * n, e) for _, n, a, tr in tries for e in tr]
+            assert [(r["host"], r["len"], r["err"]) for r in got] == want, \
+                f"queue {q.idx}: descriptor reads {[(hex(r['host']), r['len'], r['err']) for r in got]}"
+            k = 0
+            for _, _, _, tr in tries:
+                rs = got[k:k + len(tr)]
+                k += len(tr)
+                assert len({(r["ram"], r["tag"]) for r in rs}) == 1, \
+                    f"queue {q.idx}: a retry went to another RAM address or tag: {rs}"
+                n_rty += len(tr) - 1
+        assert n_rd == len(self.desc_reads), "descriptor reads outside the checked queues' rings"
+        assert int(self.dut.desc_retry_count.value) == n_rty, \
+            f"desc_retry_count {int(self.dut.desc_retry_count.value)}, expected {n_rty}"
 
 
 def lens_fast(rng):
@@ -637,7 +779,7 @@ async def test_traffic(dut):
         n = sum(len(tb.expected(q)) for q in qs)
         await tb.run(tb.idle_done(n))
         await tb.finish()
-        tb.check(qs)
+        tb.check(qs, upfront=False)
         dut._log.info("traffic %s: %d packets, %d cycles", mode, n, tb.now)
 
 
@@ -769,6 +911,274 @@ async def test_dma_errors(dut):
         res = [s["result"] for s in tb.sts if s["q"] == q.idx]
         assert res[-1] == TXS_EMPTY and len(res) >= 2 and set(res[:-1]) == {TXS_ERROR}, res
     assert int(dut.dma_err_count.value) == 3 + 5 + 3
+
+
+# ---------------------------------------------------------------- failed descriptor reads: retry and resync
+
+
+def post_chain(tb, q, nd, more_last=False):
+    """One random frame in `nd` descriptors (random split, checksum offload half the time); `more_last`: MORE
+    on its last descriptor too (a packet the driver has not finished posting). Returns its first index."""
+    rng = tb.rng
+    fr, l4, co = make_frame(rng, rng.randint(max(60, nd), 1514))
+    cuts = sorted(rng.sample(range(1, len(fr)), nd - 1))
+    pieces = [b - a for a, b in zip([0] + cuts, cuts + [len(fr)])]
+    return tb.post_packet(q, fr, pieces=pieces, csum=(l4, co) if rng.random() < 0.5 else None,
+                          extra_flags=MORE if more_last else 0)
+
+
+def ring_log(n):
+    """log2 of a ring that holds n descriptors."""
+    return max(4, n.bit_length())
+
+
+def batch_fault(tb, q, k, fails=None):
+    """The read of q's descriptor batch k (the QM model's grants) fails: always (fails None: poison) or the
+    first `fails` times. Returns the batch's (first, last + 1) ring pointers."""
+    i, n = tb.batches(q)[k]
+    a = q.base + 16 * (q.descs[i][0] % (1 << q.log_size))
+    if fails is None:
+        tb.poison.append((a, a + 16 * n))
+    else:
+        tb.flaky.append([a, a + 16 * n, fails])
+    return q.descs[i][0], q.descs[i][0] + n
+
+
+def packets_of(q):
+    """(first, last) ring pointer of each posted packet of q."""
+    out, first = [], None
+    for x in q.descs:
+        first = x[0] if first is None else first
+        if not x[3] & MORE:
+            out.append((first, x[0]))
+            first = None
+    return out
+
+
+def one_cut(q, lo, hi):
+    """The rule for one failed batch [lo, hi) written out directly (the test's own list, checked against walk):
+    packets that end before it are sent; the one open at it completes with CPL_DMA_ERR at its first index;
+    each descriptor of the batch with CPL_DMA_ERR; the packet holding descriptor hi (the first after the batch,
+    whole if the batch ended on a packet boundary) once with CPL_DMA_ERR at hi; the later ones are sent."""
+    want = []
+    for f, la in packets_of(q):
+        if la < lo:
+            want.append((f, CPL_OK))
+        elif f < lo:
+            want.append((f, CPL_DMA_ERR))
+    want += [(i, CPL_DMA_ERR) for i in range(lo, hi)]
+    want += [(hi, CPL_DMA_ERR) for f, la in packets_of(q) if f <= hi <= la]
+    want += [(f, CPL_OK) for f, la in packets_of(q) if f > hi]
+    return want
+
+
+def cpl_list(tb, q):
+    return [(x["index"], x["status"]) for x in tb.expected(q)]
+
+
+@cocotb.test()
+async def test_desc_retry(dut):
+    """A descriptor batch read that fails, then succeeds within DESC_RETRIES retries, costs nothing: every packet
+    is sent intact, desc_retry_count counts the retries, each retry is the same read (host address, length,
+    RAM address, tag: check_desc_reads). A read failing DESC_RETRIES + 1 times makes an error batch (and a
+    resync whose own read succeeds on its last retry); a retry counter not reset for the resync read, one retry
+    too many or too few, or a retry that never stops all show."""
+    Clock(dut.clk, 4, unit="ns").start()
+    for mode in ("plain", "both"):
+        idle, bp = MODES[mode]
+        tb = Bench(dut, seed=beryl_seed.seed(51, f"test_desc_retry {mode}"), idle=idle, bp=bp,
+                   dma_delay=0 if mode == "plain" else 8)
+        await tb.reset()
+        rng, nb, rt = tb.rng, tb.desc_batch, tb.retries
+        # queue A: random 1..4-descriptor packets; batch 1 fails once, batch 3 DESC_RETRIES times
+        qa = tb.add_queue(70, ring_log(5 * nb + 4), cq=13, aux=0)
+        while len(qa.descs) < 5 * nb:
+            post_chain(tb, qa, rng.randint(1, 4))
+        batch_fault(tb, qa, 1, 1)
+        if rt > 1:
+            batch_fault(tb, qa, 3, rt)
+        # queue B: 3-descriptor packets; batch 1 fails DESC_RETRIES + 1 times (error batch), then the resync
+        # read of batch 2 (the same batch slot) DESC_RETRIES times
+        qb = tb.add_queue(71, ring_log(5 * nb + 3), cq=14, aux=tb.ports - 1)
+        while len(qb.descs) < 5 * nb:
+            post_chain(tb, qb, 3)
+        lo, hi = batch_fault(tb, qb, 1, rt + 1)
+        batch_fault(tb, qb, 2, rt)
+        # queue C: no faults, in parallel
+        qc = tb.add_queue(72, 6, cq=15, aux=0)
+        for _ in range(8):
+            post_random(tb, qc)
+        qs = [qa, qb, qc]
+        assert cpl_list(tb, qb) == one_cut(qb, lo, hi)
+        if rt >= 1:
+            assert all(st == CPL_OK for _, st in cpl_list(tb, qa)), "reference: queue A loses nothing"
+        tb.schedule(q.idx for q in qs)
+        await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+        await tb.finish()
+        tb.check(qs)
+        assert int(dut.desc_retry_count.value) == min(1, rt) + (rt if rt > 1 else 0) + 2 * rt
+        assert int(dut.dma_err_count.value) == sum(st == CPL_DMA_ERR for _, st in one_cut(qb, lo, hi)) + \
+            (0 if rt >= 1 else sum(st == CPL_DMA_ERR for _, st in cpl_list(tb, qa)))
+        # a retry re-reads the same batch: the tries of a batch slot's read follow each other on its tag
+        errs = [r for r in tb.desc_reads if r["err"]]
+        assert len(errs) == (1 + (rt if rt > 1 else 0)) + 2 * rt + 1
+
+
+@cocotb.test()
+async def test_desc_resync(dut):
+    """A batch read that always fails in the middle of multi-descriptor packets with more posted after it:
+    the open packet completes with CPL_DMA_ERR at its first index, each descriptor of the batch with
+    CPL_DMA_ERR, the rest of the packet the batch cut is skipped (one CPL_DMA_ERR at its first descriptor
+    after the batch, never read, nothing sent), the packets after it are sent byte for byte. The old engine
+    sent that rest (descriptors 16, 17 of 3-descriptor packets, DESC_BATCH 8) as a frame of its own.
+    A second queue starts near its ring's end: the failed batch is the short grant that stops at the ring
+    end, and the resync reads from slot 0."""
+    Clock(dut.clk, 4, unit="ns").start()
+    for mode in ("plain", "both"):
+        idle, bp = MODES[mode]
+        tb = Bench(dut, seed=beryl_seed.seed(52, f"test_desc_resync {mode}"), idle=idle, bp=bp,
+                   dma_delay=0 if mode == "plain" else 8)
+        await tb.reset()
+        nb = tb.desc_batch
+        qa = tb.add_queue(73, ring_log(5 * nb + 3), cq=16, aux=0)
+        while len(qa.descs) < 5 * nb:
+            post_chain(tb, qa, 3)
+        lo_a, hi_a = batch_fault(tb, qa, 1)
+        # ring of 32: batch 0 ends 3 slots before the ring end, batch 1 is those 3 slots
+        qw = tb.add_queue(74, 5, cq=17, aux=tb.ports - 1)
+        qw.prod = qw.cons = 32 - nb - 3
+        for _ in range(8):
+            post_chain(tb, qw, 3)
+        assert tb.batches(qw)[1][1] == 3
+        lo_w, hi_w = batch_fault(tb, qw, 1)
+        qn = tb.add_queue(75, 6, cq=18, aux=0)
+        for _ in range(8):
+            post_random(tb, qn)
+        qs = [qa, qw, qn]
+        assert cpl_list(tb, qa) == one_cut(qa, lo_a, hi_a)
+        assert cpl_list(tb, qw) == one_cut(qw, lo_w, hi_w)
+        if nb == 8:     # the example of docs/blocks/nic_core.md
+            assert cpl_list(tb, qa)[:13] == [(0, CPL_OK), (3, CPL_OK), (6, CPL_DMA_ERR)] + \
+                [(i, CPL_DMA_ERR) for i in range(8, 17)] + [(18, CPL_OK)]
+        tb.schedule(q.idx for q in qs)
+        await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+        await tb.finish()
+        tb.check(qs)
+        n_ok = sum(st == CPL_OK for q in qs for _, st in cpl_list(tb, q))
+        assert sum(len(r) for r in tb.rx) == n_ok, "a frame on the wire that is no posted packet"
+
+
+@cocotb.test()
+async def test_desc_resync_boundary(dut):
+    """A failed batch that ends on a packet boundary: the resync cannot know it, so the next whole packet is
+    skipped (CPL_DMA_ERR at its own first index, never sent) and the ones after it are sent. Packets of
+    DESC_BATCH / 2 descriptors, and single-descriptor packets (the skip is one descriptor)."""
+    Clock(dut.clk, 4, unit="ns").start()
+    tb = Bench(dut, seed=beryl_seed.seed(53, "test_desc_resync_boundary"), dma_delay=4)
+    await tb.reset()
+    nb = tb.desc_batch
+    qa = tb.add_queue(76, ring_log(5 * nb), cq=19, aux=0)
+    while len(qa.descs) < 4 * nb:
+        post_chain(tb, qa, max(1, nb // 2))
+    lo_a, hi_a = batch_fault(tb, qa, 1)
+    qb = tb.add_queue(77, ring_log(5 * nb), cq=20, aux=tb.ports - 1)
+    for _ in range(4 * nb):
+        post_chain(tb, qb, 1)
+    lo_b, hi_b = batch_fault(tb, qb, 2)
+    assert cpl_list(tb, qa) == one_cut(qa, lo_a, hi_a)
+    assert cpl_list(tb, qb) == one_cut(qb, lo_b, hi_b)
+    assert (hi_a, CPL_DMA_ERR) in cpl_list(tb, qa) and (hi_a + max(1, nb // 2), CPL_OK) in cpl_list(tb, qa)
+    assert cpl_list(tb, qb)[3 * nb - 1:3 * nb + 2] == [(3 * nb - 1, CPL_DMA_ERR), (3 * nb, CPL_DMA_ERR),
+                                                       (3 * nb + 1, CPL_OK)]
+    qs = [qa, qb]
+    tb.schedule(q.idx for q in qs)
+    await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+    await tb.finish()
+    tb.check(qs)
+
+
+@cocotb.test()
+async def test_desc_resync_long(dut):
+    """Resync across several grants and resync reads that fail:
+    A: the cut packet goes on 2 DESC_BATCH + 1 descriptors past the failed batch: two more continuations
+       while skipping, one CPL_DMA_ERR for the whole run;
+    B: the skip is still open when the next batch read fails too: the skipped run completes with CPL_DMA_ERR,
+       then that batch's descriptors, then another resync (on a packet boundary for DESC_BATCH 8: a whole packet skipped);
+    C: the queue ends inside the skipped run (the driver posted a partial packet): the refused continuation
+       closes it with CPL_BAD_DESC."""
+    Clock(dut.clk, 4, unit="ns").start()
+    for mode in ("both",):
+        idle, bp = MODES[mode]
+        tb = Bench(dut, seed=beryl_seed.seed(54, f"test_desc_resync_long {mode}"), idle=idle, bp=bp, dma_delay=8)
+        await tb.reset()
+        nb = tb.desc_batch
+        OK, E, BAD = CPL_OK, CPL_DMA_ERR, CPL_BAD_DESC
+        qa = tb.add_queue(78, ring_log(4 * nb + 6), cq=21, aux=0)
+        for _ in range(2 * nb - 1):
+            post_chain(tb, qa, 1)
+        post_chain(tb, qa, 2 * nb + 2)         # 2nb - 1 .. 4nb
+        for _ in range(4):
+            post_chain(tb, qa, 1)
+        batch_fault(tb, qa, 1)
+        assert cpl_list(tb, qa) == [(i, OK) for i in range(nb)] + [(i, E) for i in range(nb, 2 * nb + 1)] + \
+            [(i, OK) for i in range(4 * nb + 1, 4 * nb + 5)]
+        qb = tb.add_queue(79, ring_log(4 * nb + 12), cq=22, aux=tb.ports - 1)
+        for _ in range(2 * nb - 1):
+            post_chain(tb, qb, 1)
+        post_chain(tb, qb, nb + 3)             # 2nb - 1 .. 3nb + 1
+        while len(qb.descs) < 4 * nb + 6:
+            post_chain(tb, qb, 3)
+        batch_fault(tb, qb, 1)
+        batch_fault(tb, qb, 3)
+        s4 = [f for f, la in packets_of(qb) if f <= 4 * nb <= la][0]
+        assert cpl_list(tb, qb) == [(i, OK) for i in range(nb)] + [(i, E) for i in range(nb, 2 * nb + 1)] + \
+            [(i, E) for i in range(3 * nb, 4 * nb + 1)] + [(f, OK) for f, _ in packets_of(qb) if f > s4]
+        qc = tb.add_queue(80, ring_log(2 * nb + 2), cq=23, aux=0)
+        for _ in range(2 * nb - 1):
+            post_chain(tb, qc, 1)
+        post_chain(tb, qc, 3, more_last=True)  # 2nb - 1 .. 2nb + 1, MORE on the last
+        batch_fault(tb, qc, 1)
+        assert cpl_list(tb, qc) == [(i, OK) for i in range(nb)] + [(i, E) for i in range(nb, 2 * nb)] + \
+            [(2 * nb, BAD)]
+        qs = [qa, qb, qc]
+        tb.schedule(q.idx for q in qs)
+        await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+        await tb.finish()
+        tb.check(qs)
+
+
+@cocotb.test()
+async def test_desc_faults_random(dut):
+    """Random packets (1..5 descriptors, some longer than a batch), rings that wrap, random descriptor-read
+    faults per batch (none, failing 1..DESC_RETRIES + 1 times, always), four queues at once, random idle and
+    backpressure: everything against the reference model (walk)."""
+    Clock(dut.clk, 4, unit="ns").start()
+    tb = Bench(dut, seed=beryl_seed.seed(55, "test_desc_faults_random"), idle=0.3, bp=0.3, dma_delay=10)
+    await tb.reset()
+    rng, nb = tb.rng, tb.desc_batch
+    qs = []
+    for k in range(4):
+        q = tb.add_queue(81 + k, 6, cq=24 + k, aux=k % tb.ports)
+        q.prod = q.cons = rng.randrange(64)
+        while len(q.descs) < 40:
+            post_chain(tb, q, rng.choice([1, 1, 2, 3, 5, nb + 1]) if len(q.descs) < 34 else 1)
+        for b in range(1, len(tb.batches(q))):
+            r = rng.random()
+            if r < 0.25:
+                batch_fault(tb, q, b)
+            elif r < 0.5:
+                batch_fault(tb, q, b, rng.randint(1, tb.retries + 1))
+        qs.append(q)
+    tb.schedule(q.idx for q in qs)
+    await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+    await tb.finish()
+    tb.check(qs)
+    sts = [st for q in qs for _, st in cpl_list(tb, q)]
+    dut._log.info("desc faults random: %d completions, %d DMA_ERR, %d retries", len(sts), sts.count(CPL_DMA_ERR),
+                  int(dut.desc_retry_count.value))
+    assert sts.count(CPL_DMA_ERR) > 10 and sts.count(CPL_OK) > 20
+    assert tb.retries == 0 or int(dut.desc_retry_count.value) > 4
+
 
 
 @cocotb.test()
@@ -964,7 +1374,9 @@ async def test_ts_parked(dut):
     {"PORT_COUNT": 2, "TS_RET_EN": 0},
     # returns in any order (a TDMA gate's park buffer reorders a port's frames)
     {"PORT_COUNT": 2, "TS_RET_ORDERED": 0},
-], ids=["p1", "p2", "small", "p2_noret", "p2_unordered"])
+    # no descriptor-read retry (the first failure is final), and batches of 16 descriptors
+    {"PORT_COUNT": 2, "DESC_RETRIES": 0, "DESC_BATCH": 16},
+], ids=["p1", "p2", "small", "p2_noret", "p2_unordered", "p2_r0_b16"])
 def test_beryl_nic_tx_engine(params):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
     import beryl_sim
