@@ -134,8 +134,10 @@ def run_traffic(tmp_path, name, p, opts, frames, pieces=None, log_size=6, batch=
             "cli": cli}
 
 
-def check_delivery(r, frames):
-    """Checks (a)-(d) of the module docstring on what run_traffic returned."""
+def check_delivery(r, frames, expect_drops=True):
+    """Checks (a)-(d) of the module docstring on what run_traffic returned. expect_drops False (the
+    benchmark bench/sim/bench_faults.py, at any P down to 0): the same checks, without requiring that
+    some fault was injected and dropped a frame."""
     rx, tx_ok, tx_err, inside, rx_cnt = r["rx"], r["tx_ok"], r["tx_err"], r["inside"], r["rx_cnt"]
     sent = len(frames)
     pcie, ports = r["sim"]["pcie"], r["sim"]["ports"]
@@ -174,13 +176,15 @@ def check_delivery(r, frames):
     assert rx_cnt["tx_desc_retry"] == 0 and cb["tx_desc_retry"] == 0, "retries of a queue that sent nothing"
     assert ca["cpl_dma_err"] == cb["cpl_dma_err"] == 0, (ca, cb)
     assert ca["cq_drop_full"] == cb["cq_drop_full"] == 0, (ca, cb)
-    assert ca["tx_dma_err"] + cb["rx_dma_err"] > 0, "faults injected but no frame was dropped for them"
+    assert ca["tx_dma_err"] + cb["rx_dma_err"] > 0 or not expect_drops, \
+        "faults injected but no frame was dropped for them"
 
     # (c) the PCIe block discarded exactly what the simulator flagged
-    assert pcie["cpl_discontinued"] > 0, pcie
+    assert pcie["cpl_discontinued"] > 0 or not expect_drops, pcie
     assert pcie["cpl_discontinue_covered"] >= pcie["cpl_discontinued"], pcie
     assert dc["dma_rd_cpl_discarded"] == pcie["cpl_discontinue_covered"], (dc, pcie)
-    assert 0 < dc["dma_rd_err_poison"] <= dc["dma_rd_cpl_discarded"], dc
+    assert 0 < dc["dma_rd_err_poison"] <= dc["dma_rd_cpl_discarded"] or \
+        not expect_drops and dc["dma_rd_err_poison"] == dc["dma_rd_cpl_discarded"] == 0, dc
     assert all(dc[k] == 0 for k in DMA_RD_OTHER_ERRORS), dc
     assert pcie["bad_dma_rd"] == 0 and pcie["bad_dma_wr"] == 0, pcie
 
