@@ -201,6 +201,7 @@ module beryl_nic_if #(
   logic [PORT_COUNT*32-1:0] port_tx_ts_mismatch, port_tx_ts_timeout, port_tx_ts_spurious;
   logic [21*32-1:0] counters;
   logic [31:0]      tx_desc_retry;     // TX descriptor-batch fetches issued again
+  logic [31:0]      tx_data_retry;     // TX packets whose data was read again
   logic [PORT_COUNT-1:0]    sch_req_valid, sch_done;
   logic                     sch_req_we;
   logic [31:0]              sch_req_off, sch_req_wdata;
@@ -365,6 +366,7 @@ module beryl_nic_if #(
     .sch_done          (sch_done),
     .sch_rdata         (sch_rdata),
     .tx_desc_retry     (tx_desc_retry),
+    .tx_data_retry     (tx_data_retry),
     .counters          (counters)
   );
 
@@ -703,6 +705,7 @@ module beryl_nic_if #(
     .bad_desc_count       (tx_bad_desc_count),
     .dma_err_count        (tx_dma_err_count),
     .desc_retry_count     (tx_desc_retry),
+    .data_retry_count     (tx_data_retry),
     .port_pkt_count       (port_tx_pkts),
     .port_byte_count      (port_tx_bytes),
     .port_drop_count      (port_tx_drops),

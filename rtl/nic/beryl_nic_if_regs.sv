@@ -113,6 +113,8 @@ module beryl_nic_if_regs #(
 
   // TX descriptor-batch fetches issued again (beryl_nic_tx_engine)
   input  wire logic [31:0]              tx_desc_retry,
+  // TX packets whose data was read again (beryl_nic_tx_engine)
+  input  wire logic [31:0]              tx_data_retry,
 
   // interface counters, word i = register NIC_IF_TX_PKTS + 4i
   input  wire logic [CNT_COUNT*32-1:0]  counters
@@ -207,6 +209,7 @@ module beryl_nic_if_regs #(
   localparam int O_SCH_FIRST = beryl_regs_pkg::NIC_IF_SCHED_Q_SEL_OFFSET;
   localparam int O_SCH_LAST  = beryl_regs_pkg::NIC_IF_SCHED_BAD_STS_OFFSET;
   localparam int O_TX_RETRY  = beryl_regs_pkg::NIC_IF_TX_DESC_RETRY_OFFSET;
+  localparam int O_TX_DRETRY = beryl_regs_pkg::NIC_IF_TX_DATA_RETRY_OFFSET;
 
   function automatic logic [31:0] param_word(input logic [31:0] o);
     unique case (o)
@@ -271,6 +274,7 @@ module beryl_nic_if_regs #(
       if (off == O_PORT_TST)  direct_rd = port_ok ? port_tx_ts_timeout[32*psel +: 32] : 32'h0;
       if (off == O_PORT_TSS)  direct_rd = port_ok ? port_tx_ts_spurious[32*psel +: 32] : 32'h0;
       if (off == O_TX_RETRY)  direct_rd = tx_desc_retry;
+      if (off == O_TX_DRETRY) direct_rd = tx_data_retry;
     end
   end
 

@@ -6,7 +6,8 @@
 // beryl_nic_tx_ts_wait until the start-of-frame time for that tag comes back from the port (or times out).
 // A failed descriptor-batch read is issued again up to DESC_RETRIES times; if the last try fails, its
 // descriptors complete with CPL_DMA_ERR one by one and the walker resyncs on the queue's next descriptors
-// (w_rs_q below; docs/blocks/nic_core.md, "Failed TX descriptor reads").
+// (w_rs_q below; docs/blocks/nic_core.md, "Failed TX descriptor reads"). A packet whose data read failed
+// is read again whole, up to DATA_RETRIES times, before it is dropped with CPL_DMA_ERR.
 `default_nettype none
 
 module beryl_nic_tx_engine #(
@@ -21,6 +22,9 @@ module beryl_nic_tx_engine #(
   // a failed descriptor-batch fetch is issued again up to this many times before its descriptors
   // complete with CPL_DMA_ERR (host memory reads have no side effects), 0..7
   parameter int DESC_RETRIES     = 2,
+  // a packet with a failed data read has all its data read again (after its other reads finished; the
+  // checksum starts afresh) up to this many times before it completes with CPL_DMA_ERR, 0..7
+  parameter int DATA_RETRIES     = 2,
   parameter int CNT_W            = $clog2(DESC_BATCH) + 1,  // QM count width (derived)
   parameter int LEN_W            = 17,      // DMA length width, bits (17)
   parameter int TAG_W            = 8,       // DMA client tag width, bits; > clog2(max(PKT_SLOTS,BATCH_SLOTS))
@@ -132,6 +136,7 @@ module beryl_nic_tx_engine #(
   output logic [31:0]                           bad_desc_count,
   output logic [31:0]                           dma_err_count,
   output logic [31:0]                           desc_retry_count,  // descriptor-batch fetches issued again
+  output logic [31:0]                           data_retry_count,  // packets whose data was read again
   output logic [PORT_COUNT*32-1:0]              port_pkt_count,
   output logic [PORT_COUNT*32-1:0]              port_byte_count,
   output logic [PORT_COUNT*32-1:0]              port_drop_count,  // packets of the port's queues not sent
@@ -177,8 +182,8 @@ module beryl_nic_tx_engine #(
       || SEG_ADDR_W != RAM_ADDR_W - 7 || DENT * 16 > PKT_SLOTS * SLOT_BYTES) begin : g_chk_misc
     $error("%m: bad MAX_DESC_PER_PKT, LEN_W, TAG_W, RAM_ADDR_W or SEG_ADDR_W");
   end
-  if (DESC_RETRIES < 0 || DESC_RETRIES > 7) begin : g_chk_retry
-    $error("%m: DESC_RETRIES must be 0..7");
+  if (DESC_RETRIES < 0 || DESC_RETRIES > 7 || DATA_RETRIES < 0 || DATA_RETRIES > 7) begin : g_chk_retry
+    $error("%m: DESC_RETRIES and DATA_RETRIES must be 0..7");
   end
   if (TS_RET_EN < 0 || TS_RET_EN > 1 || TS_WAIT_DEPTH < 2 || TS_WAIT_DEPTH > 256
       || (1 << $clog2(TS_WAIT_DEPTH)) != TS_WAIT_DEPTH || TS_TAG_W <= $clog2(TS_WAIT_DEPTH) || TS_TAG_W > 16)
@@ -216,6 +221,9 @@ module beryl_nic_tx_engine #(
   logic [PKT_SLOTS-1:0]  p_bad_q;
   logic [PKT_SLOTS-1:0]  p_err_q;
   logic [PKT_SLOTS*PEND_W-1:0] p_pend_q;           // data DMAs in flight, per slot
+  logic [PKT_SLOTS-1:0]  p_rty_q;                   // a data read of the packet failed (this round)
+  logic [2:0]            p_try_q   [PKT_SLOTS];     // rounds of data reads issued again
+  logic [ND_W-1:0]       p_nd_q    [PKT_SLOTS];     // data reads of the packet (one per descriptor)
   logic [31:0]           p_acc_q   [PKT_SLOTS];     // ones'-complement sum, unfolded
   logic [SLOT_W-1:0]     p_alloc_q, p_tx_q, p_free_q;
   logic [SLOT_W:0]       p_used_q;
@@ -499,7 +507,7 @@ module beryl_nic_tx_engine #(
   assign rty_go    = rd_load && !fq_valid_q && rty_any;
   assign w_dma     = w_st_q == W_DESC && !w_bad_now && !w_rs_q;
   assign w_go      = w_st_q == W_DESC && (w_open_q || p_used_q != (SLOT_W + 1)'(PKT_SLOTS))
-                     && (!w_dma || (rd_load && !fq_valid_q && !rty_any));
+                     && (!w_dma || (rd_load && !fq_valid_q && !rty_any && !rr_act_q));
   assign w_alloc   = w_go && !w_open_q;
   assign w_close   = w_go && !w_more;
   assign w_last_di = w_di_q + 1'b1 == b_cnt_q[proc_q];
@@ -617,21 +625,83 @@ module beryl_nic_tx_engine #(
     end
   end
 
+  // ------------------------------------------------------------------ data read retries
+  // Each data read the walker issues is recorded (host address, length) per packet slot and descriptor.
+  // A failed data read marks its packet (p_rty_q). When that packet is the next to stream, closed, with
+  // no read in flight, and DATA_RETRIES rounds are not used up, the re-reader issues all of its reads
+  // again in order (the failed read's data may be partly written, and the checksum taps add every byte
+  // written, so the sum starts from 0 and every byte is read once more). A packet that still fails, or
+  // was bad or cut short anyway, completes with CPL_DMA_ERR.
+  localparam int REC_N = PKT_SLOTS * MAX_DESC_PER_PKT;
+  localparam int REC_W = (REC_N > 1) ? $clog2(REC_N) : 1;
+  logic [64+SLEN_W-1:0] rec_mem [REC_N];
+  logic [REC_W-1:0]     rec_wa, rec_ra;
+  logic [64+SLEN_W-1:0] rr_rec;
+  logic                 rr_act_q, rr_elig, rr_start, rr_go;
+  logic [SLOT_W-1:0]    rr_slot_q;
+  logic [ND_W-1:0]      rr_i_q;
+  logic [SLEN_W-1:0]    rr_off_q;
+
+  assign rec_wa   = REC_W'(32'(w_slot) * MAX_DESC_PER_PKT + 32'(w_open_q ? w_nd_q : '0));
+  assign rec_ra   = REC_W'(32'(rr_slot_q) * MAX_DESC_PER_PKT + 32'(rr_i_q));
+  assign rr_elig  = p_rty_q[p_tx_q] && !p_bad_q[p_tx_q] && !p_err_q[p_tx_q] && p_try_q[p_tx_q] != 3'(DATA_RETRIES);
+  assign rr_start = !rr_act_q && rr_elig && p_closed_q[p_tx_q] && p_pend_q[p_tx_q*PEND_W +: PEND_W] == '0;
+  assign rr_go    = rr_act_q && rd_load && !fq_valid_q && !rty_any;
+  // a data read issued (re-reader or walker) and the packet slot it is for
+  logic              di_fire;
+  logic [SLOT_W-1:0] di_slot;
+  assign di_fire  = rr_go || (w_dma && w_go);
+  assign di_slot  = rr_go ? rr_slot_q : w_slot;
+  // read only while re-reading, so the C++ simulator does no wide copy on the other cycles
+  always_comb begin
+    rr_rec = '0;
+    if (rr_act_q) rr_rec = rec_mem[rec_ra];
+  end
+
+  always_ff @(posedge gclk) begin
+    if (w_dma && w_go) rec_mem[rec_wa] <= {d.addr, SLEN_W'(d.len)};
+  end
+
+  always_ff @(posedge gclk) begin
+    if (rr_start) begin
+      rr_act_q  <= 1'b1;
+      rr_slot_q <= p_tx_q;
+      rr_i_q    <= '0;
+      rr_off_q  <= '0;
+      data_retry_count <= data_retry_count + 1'b1;
+    end
+    if (rr_go) begin
+      rr_i_q   <= rr_i_q + 1'b1;
+      rr_off_q <= rr_off_q + rr_rec[SLEN_W-1:0];
+      if (rr_i_q + 1'b1 == p_nd_q[rr_slot_q]) rr_act_q <= 1'b0;
+    end
+    if (rst) begin
+      rr_act_q         <= 1'b0;
+      data_retry_count <= '0;
+    end
+  end
+
   // DMA descriptor output: batch fetches first, then retries of failed fetches, then packet data
+  // (a packet's reads issued again before the walker's)
   logic [BS_W-1:0] f_b;
   assign f_b = fq_valid_q ? fq_b_q : rty_b;
   always_ff @(posedge gclk) begin
     if (rd_load) begin
-      rd_desc_valid <= fq_valid_q || rty_any || w_dma && w_go;
+      rd_desc_valid <= fq_valid_q || rty_any || rr_act_q || w_dma && w_go;
     end
     // the descriptor loads only with its valid (the DMA mux reads it only then), so idle cycles change nothing
-    if (rd_load && (fq_valid_q || rty_any || w_dma && w_go)) begin
+    if (rd_load && (fq_valid_q || rty_any || rr_act_q || w_dma && w_go)) begin
       if (fq_valid_q || rty_any) begin
         rd_desc_host_addr <= fq_valid_q ? fq_addr_q : b_addr_q[rty_b];
         rd_desc_ram_addr  <= RAM_ADDR_W'(PKT_SLOTS * SLOT_BYTES)
                              + RAM_ADDR_W'(f_b) * RAM_ADDR_W'(DESC_BATCH * 16);
         rd_desc_len       <= LEN_W'(fq_valid_q ? fq_cnt_q : b_cnt_q[rty_b]) * LEN_W'(16);
         rd_desc_tag       <= {1'b1, (TAG_W - 1)'(f_b)};
+      end else if (rr_act_q) begin
+        rd_desc_host_addr <= rr_rec[SLEN_W +: 64];
+        rd_desc_ram_addr  <= {1'b0, rr_slot_q, (RAM_ADDR_W - 1 - SLOT_W)'(rr_off_q)};
+        rd_desc_len       <= LEN_W'(rr_rec[SLEN_W-1:0]);
+        rd_desc_tag       <= {1'b0, (TAG_W - 1)'(rr_slot_q)};
       end else begin
         rd_desc_host_addr <= d.addr;
         rd_desc_ram_addr  <= {1'b0, w_slot, (RAM_ADDR_W - 1 - SLOT_W)'(w_open_q ? w_len_q : '0)};
@@ -695,7 +765,8 @@ module beryl_nic_tx_engine #(
   logic              s1_valid_q;
   logic [SLEN_W-1:0] v_lastb;
 
-  assign s_start  = !s_act_q && p_closed_q[p_tx_q] && p_pend_q[p_tx_q*PEND_W +: PEND_W] == '0;
+  assign s_start  = !s_act_q && p_closed_q[p_tx_q] && p_pend_q[p_tx_q*PEND_W +: PEND_W] == '0
+                    && !rr_elig && !rr_act_q;     // not while its data is to be read again
   assign s_issue  = (s_act_q || s_start) && (32'(f_cnt_q) + 32'(s1_valid_q) < FIFO_DEPTH);
   assign fold1    = 17'(p_acc_q[p_tx_q][31:16]) + 17'(p_acc_q[p_tx_q][15:0]);
   assign fold2    = fold1[15:0] + 16'(fold1[16]);
@@ -703,10 +774,10 @@ module beryl_nic_tx_engine #(
   assign v_beat   = s_act_q ? s_beat_q : '0;
   assign v_len    = s_act_q ? s_len_q : p_len_q[p_tx_q];
   assign v_port   = s_act_q ? s_port_q : PSEL_W'(p_port_q[p_tx_q]);
-  assign v_drop   = s_act_q ? s_drop_q : p_bad_q[p_tx_q] || p_err_q[p_tx_q];
+  assign v_drop   = s_act_q ? s_drop_q : p_bad_q[p_tx_q] || p_err_q[p_tx_q] || p_rty_q[p_tx_q];
   assign v_status = s_act_q ? s_status_q
                   : p_bad_q[p_tx_q] ? beryl_nic_pkg::CPL_BAD_DESC
-                  : p_err_q[p_tx_q] ? beryl_nic_pkg::CPL_DMA_ERR : beryl_nic_pkg::CPL_OK;
+                  : (p_err_q[p_tx_q] || p_rty_q[p_tx_q]) ? beryl_nic_pkg::CPL_DMA_ERR : beryl_nic_pkg::CPL_OK;
   assign v_cs_en  = s_act_q ? s_cs_en_q : p_cs_en_q[p_tx_q];
   assign v_cs_pos = s_act_q ? s_cs_pos_q : p_cs_pos_q[p_tx_q];
   // a result of 0 is written as 0xffff: RFC 768 reserves 0 for "no UDP checksum", and for every other
@@ -856,17 +927,25 @@ module beryl_nic_tx_engine #(
       p_acc_q[tap_slot[1]] <= p_acc_q[tap_slot[1]] + 32'(tap_sum[1]);
     end
     // data DMAs in flight: one issued, one finished (the same slot: unchanged)
-    if (w_dma && w_go) begin
-      p_pend_q[w_slot*PEND_W +: PEND_W] <= p_pend_q[w_slot*PEND_W +: PEND_W] + PEND_W'(1)
-                                           - PEND_W'(st_data && st_slot == w_slot);
+    if (di_fire) begin
+      p_pend_q[di_slot*PEND_W +: PEND_W] <= p_pend_q[di_slot*PEND_W +: PEND_W] + PEND_W'(1)
+                                            - PEND_W'(st_data && st_slot == di_slot);
     end
-    if (st_data && !(w_dma && w_go && w_slot == st_slot)) begin
+    if (st_data && !(di_fire && di_slot == st_slot)) begin
       p_pend_q[st_slot*PEND_W +: PEND_W] <= p_pend_q[st_slot*PEND_W +: PEND_W] - PEND_W'(1);
     end
-    if (st_data && st_err) p_err_q[st_slot] <= 1'b1;
+    if (st_data && st_err) p_rty_q[st_slot] <= 1'b1;
+    // a round of reads again: the sum starts afresh (no read of the packet is in flight)
+    if (rr_start) begin
+      p_acc_q[p_tx_q] <= '0;
+      p_rty_q[p_tx_q] <= 1'b0;
+      p_try_q[p_tx_q] <= p_try_q[p_tx_q] + 1'b1;
+    end
     if (w_alloc) begin
       p_acc_q[w_slot]      <= '0;
       p_err_q[w_slot]      <= 1'b0;
+      p_rty_q[w_slot]      <= 1'b0;
+      p_try_q[w_slot]      <= '0;
       p_qidx_q[w_slot]     <= b_qidx_q[proc_q];
       p_index_q[w_slot]    <= b_ptr_q[proc_q] + 16'(w_di_q);
       p_cq_q[w_slot]       <= b_cq_q[proc_q];
@@ -877,6 +956,7 @@ module beryl_nic_tx_engine #(
     if (w_close) begin
       p_closed_q[w_slot] <= 1'b1;
       p_len_q[w_slot]    <= SLEN_W'(w_sum);
+      p_nd_q[w_slot]     <= w_open_q ? w_nd_q + 1'b1 : ND_W'(1);
       p_bad_q[w_slot]    <= w_bad_now || w_cs_bad;
       p_cs_en_q[w_slot]  <= w_cs_en;
       p_cs_pos_q[w_slot] <= w_cs_end - 9'd2;
@@ -1124,7 +1204,7 @@ module beryl_nic_tx_engine #(
   assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || op_st_q != OP_IDLE || fsts_pend_q || fq_valid_q
                    || w_st_q != W_IDLE || b_state_q[proc_q] == B_READY || b_state_q[proc_q] == B_ERR
                    || rd_desc_status_valid || ram_wr_cmd_valid != '0
-                   || rd_desc_valid || rty_any || tx_sts_valid || stat_valid
+                   || rd_desc_valid || rty_any || rr_act_q || rr_start || tx_sts_valid || stat_valid
                    || s_issue || s1_valid_q || f_pop || rel_push || c_pop;
 
   // inputs the engine does not need: MODE 1 fields, the response's queue (responses are in order),

@@ -13,6 +13,7 @@ static const struct {
 	{ "tx_drop_bad_desc", BERYL_NIC_IF_TX_DROP_BAD_DESC_OFFSET },
 	{ "tx_dma_err", BERYL_NIC_IF_TX_DMA_ERR_OFFSET },
 	{ "tx_desc_retry", BERYL_NIC_IF_TX_DESC_RETRY_OFFSET },
+	{ "tx_data_retry", BERYL_NIC_IF_TX_DATA_RETRY_OFFSET },
 	{ "rx_pkts", BERYL_NIC_IF_RX_PKTS_OFFSET },
 	{ "rx_bytes", BERYL_NIC_IF_RX_BYTES_OFFSET },
 	{ "rx_drop_no_desc", BERYL_NIC_IF_RX_DROP_NO_DESC_OFFSET },
