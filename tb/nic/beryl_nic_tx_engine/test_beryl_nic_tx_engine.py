@@ -23,6 +23,14 @@ QM model's grants (each queue's descriptors are posted before its first command)
 retries (DESC_RETRIES) and walks the rules: error batch, open packet, resync skip. Checked on top: every
 descriptor read (a retry is the same read: host address, length, RAM address, tag), desc_retry_count, and
 each command's status (result, pkts, bytes).
+
+Failed data reads: a packet walked as good whose data read failed is read again whole, round after round,
+up to DATA_RETRIES times (Bench.data_rounds plays the rounds per packet through the same fault model; flaky
+data ranges lie inside one packet's buffers, so the interleaving with other packets' reads does not
+matter). A failed data read writes a random prefix of garbage into the slot first, as a DMA engine that
+got part of the completions would. Checked on top: every data read (each round the same reads as the
+first, in descriptor order, only after the round before finished; other packets' buffers read at most
+once) and data_retry_count.
 """
 import os
 import random
@@ -137,6 +145,10 @@ class Bench:
         self.flaky = []
         self.flaky_hits = {}    # the DMA model's reads so far per flaky range (index into self.flaky)
         self.desc_reads = []    # every descriptor fetch the DMA model accepted (tag MSB set), in order
+        self.data_reads = []    # every data read the DMA model accepted (tag MSB 0), in order; "done": its status
+        self.data_retries = int(os.environ.get("PARAM_DATA_RETRIES", "2"))
+        # garbage written by failed data reads: its own generator, so the other tests' random streams stay put
+        self.grng = random.Random(f"garbage {seed}")
         self.desc_batch = int(os.environ.get("PARAM_DESC_BATCH", "8"))
         self.retries = int(os.environ.get("PARAM_DESC_RETRIES", "2"))
         self.now = 0
@@ -209,28 +221,39 @@ class Bench:
             self.post_desc(q, a, n, fl, cs, co)
         return q.descs[-len(pieces)][0]
 
+    def data_rounds(self, chain):
+        """Reference data reads of a packet walked as good: [[error of each read] per round]. Each round reads
+        every descriptor in order; a round with a failed read is followed by another, DATA_RETRIES times at
+        most. The flaky hits are counted per packet (each flaky data range lies inside one packet's buffers)."""
+        hits, rounds = {}, []
+        while not rounds or (any(rounds[-1]) and len(rounds) <= self.data_retries):
+            rounds.append([self.read_fails(c[1], c[2], hits) for c in chain])
+        return rounds
+
     def packet(self, q, chain):
         """Reference entry of one packet (descriptors `chain`, read and walked): the bad-descriptor rules,
-        data DMA errors (poison), the frame with its checksum inserted."""
+        data DMA errors (data_rounds: the last round failed; a bad packet is never read again), the frame with
+        its checksum inserted."""
         cut = bool(chain[-1][3] & MORE)
         total = sum(c[2] for c in chain)
         first = chain[0]
         bad = cut or any(c[2] == 0 for c in chain) or total > self.slot_bytes or \
             len(chain) > self.max_desc or q.aux >= self.ports or \
             (first[3] & CSUM and first[4] + first[5] + 2 > total)
-        err = any(self.poisoned(c[1], c[2]) for c in chain if c[2])
+        rounds = [] if bad else self.data_rounds(chain)
+        err = bool(rounds) and any(rounds[-1])
         frame = b"".join(bytes(self.mem[c[1]:c[1] + c[2]]) for c in chain)
         if not bad and first[3] & CSUM:
             frame = csum_insert(frame, first[4], first[5])
         st = CPL_BAD_DESC if bad else CPL_DMA_ERR if err else CPL_OK
         return dict(index=first[0], status=st, len=total if st == CPL_OK else 0,
                     port=q.aux, frame=frame, csum=bool(first[3] & CSUM), walk_good=not bad,
-                    l4=first[4], coff=first[5], total=total)
+                    l4=first[4], coff=first[5], total=total, chain=[] if bad else chain, rounds=rounds)
 
     def dropped(self, q, desc, status):
         """Reference entry of a completion the walker makes without reading data (fetch error, resync skip)."""
         return dict(index=desc[0], status=status, len=0, port=q.aux, frame=b"", csum=False, walk_good=False,
-                    l4=0, coff=0, total=0)
+                    l4=0, coff=0, total=0, chain=[], rounds=[])
 
     def batches(self, q):
         """The QM model's grants for q's descriptors, all posted before q's first command: from cons, each grant
@@ -350,21 +373,28 @@ class Bench:
 
     def dma_accept(self, host, ram, length, tag):
         err = self.read_fails(host, length, self.flaky_hits)
+        rec = dict(host=host, len=length, ram=ram, tag=tag, err=err, t=self.now, done=None)
         if tag >> (len(self.dut.rd_desc_tag) - 1):
-            self.desc_reads.append(dict(host=host, len=length, ram=ram, tag=tag, err=err, t=self.now))
+            self.desc_reads.append(rec)
+            src, n = bytes(self.mem[host:host + length]), 0 if err else length
+        else:
+            self.data_reads.append(rec)
+            # a failed data read: a random prefix of garbage reaches the slot before the error status
+            src = bytes(self.mem[host:host + length]) if not err else \
+                bytes(self.grng.getrandbits(8) for _ in range(length))
+            n = length if not err else self.grng.choice([0, self.grng.randint(0, length), length])
         chunks = []
-        if not err:
-            pos = 0
-            while pos < length:
-                b = ram + pos
-                if self.fast:
-                    end = min(length, (b // 64) * 64 + 128 - ram)
-                else:
-                    end = min(length, pos + self.rng.randint(1, 64))
-                chunks.append((b, bytes(self.mem[host + pos:host + end])))
-                pos = end
+        pos = 0
+        while pos < n:
+            b = ram + pos
+            if self.fast:
+                end = min(n, (b // 64) * 64 + 128 - ram)
+            else:
+                end = min(n, pos + self.rng.randint(1, 64))
+            chunks.append((b, src[pos:end]))
+            pos = end
         delay = self.rng.randint(0, self.dma_delay) if self.dma_delay else 0
-        self.dma_jobs.append(dict(tag=tag, chunks=chunks, start=self.now + delay, err=err))
+        self.dma_jobs.append(dict(tag=tag, chunks=chunks, start=self.now + delay, err=err, rec=rec))
 
     def ram_write_value(self, b, data):
         """One chunk (touching each segment at most once) -> (addr, be, data, valid) ints."""
@@ -460,13 +490,14 @@ class Bench:
                     if not j["chunks"]:
                         self.dma_jobs.remove(j)
                         dl = rng.randint(0, self.dma_delay) if self.dma_delay else 0
-                        self.dma_status.append((self.now + 1 + dl, j["tag"], j["err"]))
+                        self.dma_status.append((self.now + 1 + dl, j["tag"], j["err"], j["rec"]))
                         self.dma_status.sort(key=lambda x: x[0])
                 if wr is None:
                     d.ram_wr_cmd_valid.value = 0
             st = None
             if self.dma_status and self.dma_status[0][0] <= self.now:
                 st = self.dma_status.pop(0)
+                st[3]["done"] = self.now
                 d.rd_desc_status_tag.value = st[1]
                 d.rd_desc_status_error.value = 4 if st[2] else 0
             d.rd_desc_status_valid.value = int(st is not None)
@@ -659,6 +690,7 @@ class Bench:
                     assert [(s["result"], s["pkts"], s["bytes"]) for s in sts] == cmds, \
                         f"queue {q.idx}: command statuses {[(s['result'], s['pkts'], s['bytes']) for s in sts]}"
         self.check_desc_reads(qs, upfront)
+        self.check_data_reads(qs, exp)
         # frames per port, in completion order (unordered builds: per queue of the port, in completion order)
         okc = {(x_q.idx, x["index"]): x for x_q in qs for x in exp[x_q.idx][0] if x["status"] == CPL_OK}
         for p in range(self.ports):
@@ -727,6 +759,63 @@ class Bench:
         assert n_rd == len(self.desc_reads), "descriptor reads outside the checked queues' rings"
         assert int(self.dut.desc_retry_count.value) == n_rty, \
             f"desc_retry_count {int(self.dut.desc_retry_count.value)}, expected {n_rty}"
+
+
+    def check_data_reads(self, qs, exp):
+        """Every data read the DMA model saw against the reference (data_rounds). A packet walked as good: round
+        after round its descriptors in order, each round the same reads as the first (host address, length,
+        RAM address = slot base + running offset, tag = slot), a round issued only after every read of the one
+        before has its status, the error of each read as the fault model says. Every other packet's
+        descriptors (bad, cut by a failed fetch): read at most once (never again). data_retry_count = rounds
+        beyond the first. No read outside the buffers of `qs`."""
+        for i, r in enumerate(self.data_reads):
+            r["seq"] = i
+        by_host = {}
+        for r in self.data_reads:
+            by_host.setdefault(r["host"], []).append(r)
+        bufs = [(c[1], c[2]) for q in qs for c in q.descs if c[2]]
+        assert len({a for a, _ in bufs}) == len(bufs), "bench: two descriptors share a buffer"
+        blen = dict(bufs)
+        for h, rs in by_host.items():
+            assert h in blen and all(r["len"] == blen[h] for r in rs), \
+                f"data read of {hex(h)} (len {rs[0]['len']}): no descriptor of the checked queues"
+        n_rr, seen = 0, set()
+        for q in qs:
+            for x in exp[q.idx][0]:
+                ch, rounds = x["chain"], x["rounds"]
+                if not ch:
+                    continue
+                seen |= {c[1] for c in ch}
+                n_rr += len(rounds) - 1
+                nd = len(ch)
+                got = sorted((r for c in ch for r in by_host.get(c[1], [])), key=lambda r: r["seq"])
+                where = f"queue {q.idx} packet {x['index']}"
+                assert len(got) == nd * len(rounds), \
+                    f"{where}: {len(got)} data reads, expected {len(rounds)} rounds of {nd}"
+                r0 = got[:nd]
+                slot = r0[0]["tag"]
+                assert not slot >> (len(self.dut.rd_desc_tag) - 1), f"{where}: data read with a descriptor tag"
+                off = 0
+                for r, c in zip(r0, ch):
+                    assert (r["host"], r["len"], r["ram"], r["tag"]) == (c[1], c[2], slot * self.slot_bytes + off,
+                                                                         slot), f"{where}: data read {r}"
+                    off += c[2]
+                for k, want in enumerate(rounds):
+                    rk = got[k * nd:(k + 1) * nd]
+                    assert [(r["host"], r["len"], r["ram"], r["tag"]) for r in rk] == \
+                        [(r["host"], r["len"], r["ram"], r["tag"]) for r in r0], \
+                        f"{where}: round {k} reads {[(hex(r['host']), r['len'], r['ram'], r['tag']) for r in rk]}"
+                    assert [r["err"] for r in rk] == want, f"{where}: round {k} errors"
+                    if k:
+                        prev = got[(k - 1) * nd:k * nd]
+                        assert all(r["done"] is not None for r in prev) and \
+                            rk[0]["t"] > max(r["done"] for r in prev), \
+                            f"{where}: round {k} issued before round {k - 1} finished"
+        for h, rs in by_host.items():
+            if h not in seen:
+                assert len(rs) == 1, f"buffer {hex(h)} of a packet not walked as good read {len(rs)} times"
+        assert int(self.dut.data_retry_count.value) == n_rr, \
+            f"data_retry_count {int(self.dut.data_retry_count.value)}, expected {n_rr}"
 
 
 def lens_fast(rng):
@@ -880,8 +969,9 @@ async def test_zero_checksum(dut):
 
 @cocotb.test()
 async def test_dma_errors(dut):
-    """A data DMA error drops that packet (CPL_DMA_ERR); a descriptor fetch error completes every
-    descriptor of the batch with CPL_DMA_ERR and returns TXS_ERROR."""
+    """A data DMA error that every re-read round repeats (DATA_RETRIES + 1 rounds, check_data_reads) drops that
+    packet (CPL_DMA_ERR); a descriptor fetch error completes every descriptor of the batch with CPL_DMA_ERR and
+    returns TXS_ERROR."""
     Clock(dut.clk, 4, unit="ns").start()
     tb = Bench(dut, seed=beryl_seed.seed(13, "test_dma_errors"), dma_delay=6)
     await tb.reset()
@@ -916,14 +1006,17 @@ async def test_dma_errors(dut):
 # ---------------------------------------------------------------- failed descriptor reads: retry and resync
 
 
-def post_chain(tb, q, nd, more_last=False):
-    """One random frame in `nd` descriptors (random split, checksum offload half the time); `more_last`: MORE
-    on its last descriptor too (a packet the driver has not finished posting). Returns its first index."""
+def post_chain(tb, q, nd, more_last=False, csum=None):
+    """One random frame in `nd` descriptors (random split, checksum offload half the time or as `csum` says);
+    `more_last`: MORE on its last descriptor too (a packet the driver has not finished posting). Returns its
+    first index."""
     rng = tb.rng
     fr, l4, co = make_frame(rng, rng.randint(max(60, nd), 1514))
     cuts = sorted(rng.sample(range(1, len(fr)), nd - 1))
     pieces = [b - a for a, b in zip([0] + cuts, cuts + [len(fr)])]
-    return tb.post_packet(q, fr, pieces=pieces, csum=(l4, co) if rng.random() < 0.5 else None,
+    if csum is None:
+        csum = rng.random() < 0.5
+    return tb.post_packet(q, fr, pieces=pieces, csum=(l4, co) if csum else None,
                           extra_flags=MORE if more_last else 0)
 
 
@@ -1181,6 +1274,178 @@ async def test_desc_faults_random(dut):
 
 
 
+# ---------------------------------------------------------------- failed data reads: the packet read again
+
+
+def data_fault(tb, desc, fails=None):
+    """The data reads of descriptor `desc` (its whole buffer) fail: always (fails None: poison) or the first
+    `fails` times."""
+    a, n = desc[1], max(desc[2], 1)
+    if fails is None:
+        tb.poison.append((a, a + n))
+    else:
+        tb.flaky.append([a, a + n, fails])
+
+
+def entry_of(tb, q, first):
+    return [x for x in tb.expected(q) if x["index"] == first][0]
+
+
+@cocotb.test()
+async def test_data_retry(dut):
+    """Packets of 1..5 descriptors whose data read fails once, DATA_RETRIES times (one descriptor, or the
+    first once and the last DATA_RETRIES times: every descriptor is read again each round), DATA_RETRIES + 1
+    times and always: the first two are sent intact after 1 + fails rounds (checksum offload on half of them,
+    checked with scapy: a failed read leaves garbage in the slot and the sum must start afresh), the others
+    complete with CPL_DMA_ERR after DATA_RETRIES + 1 rounds of reads of every descriptor. data_retry_count
+    exact; a packet made bad by its checksum field is not read again despite its failed read (CPL_BAD_DESC)."""
+    Clock(dut.clk, 4, unit="ns").start()
+    for mode in ("plain", "both"):
+        idle, bp = MODES[mode]
+        tb = Bench(dut, seed=beryl_seed.seed(56, f"test_data_retry {mode}"), idle=idle, bp=bp,
+                   dma_delay=0 if mode == "plain" else 8)
+        await tb.reset()
+        rng, rt = tb.rng, tb.data_retries
+        qa = tb.add_queue(90, 7, cq=30, aux=0)
+        qb = tb.add_queue(91, 7, cq=31, aux=tb.ports - 1)
+        want = {}       # (queue, first index) -> (status, rounds, descriptors)
+        i = 0
+        for nd in range(1, 6):
+            for kind in ("once", "limit", "spread", "over", "poison"):
+                if kind == "spread" and nd == 1:
+                    continue
+                q = (qa, qb)[i % 2]
+                first = post_chain(tb, q, nd, csum=(i // 2) % 2 == 0)
+                ch = q.descs[-nd:]
+                k = {"once": 1, "limit": max(rt, 1), "spread": max(rt, 1), "over": rt + 1, "poison": 99}[kind]
+                if kind == "spread":
+                    data_fault(tb, ch[0], 1)
+                    data_fault(tb, ch[-1], k)
+                else:
+                    data_fault(tb, rng.choice(ch), None if kind == "poison" else k)
+                want[(q.idx, first)] = (CPL_OK if k <= rt else CPL_DMA_ERR, min(k, rt) + 1, nd)
+                post_random(tb, q)      # a clean packet between
+                i += 1
+        # bad (checksum field beyond the packet) with a failed data read: never read again
+        fr = make_frame(rng, 80)[0]
+        fb = tb.post_packet(qa, fr, pieces=[40, 40], csum=(70, 9))
+        data_fault(tb, qa.descs[-1], 1)
+        qs = [qa, qb]
+        for (qi, first), (st, nr, nd) in want.items():
+            x = entry_of(tb, tb.queues[qi], first)
+            assert (x["status"], len(x["rounds"])) == (st, nr), f"reference: queue {qi} packet {first}: {x}"
+        assert entry_of(tb, qa, fb)["status"] == CPL_BAD_DESC
+        assert not rt or any(st == CPL_OK and nr > 1 and nd > 1 and entry_of(tb, tb.queues[qi], f)["csum"]
+                             for (qi, f), (st, nr, nd) in want.items())
+        tb.schedule(q.idx for q in qs)
+        await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+        await tb.finish()
+        tb.check(qs)
+        assert int(dut.data_retry_count.value) == sum(nr - 1 for _, nr, _ in want.values())
+        for (qi, first), (st, nr, nd) in want.items():
+            if st == CPL_DMA_ERR:       # every descriptor read DATA_RETRIES + 1 times
+                hosts = {c[1] for c in entry_of(tb, tb.queues[qi], first)["chain"]}
+                assert sum(r["host"] in hosts for r in tb.data_reads) == (rt + 1) * nd
+        assert sum(r["host"] == qa.descs[-1][1] for r in tb.data_reads) == 1
+        n_err = sum(st == CPL_DMA_ERR for st, _, _ in want.values())
+        assert int(dut.dma_err_count.value) == n_err and int(dut.bad_desc_count.value) == 1
+
+
+@cocotb.test()
+async def test_data_faults_random(dut):
+    """Random packets (1..5 descriptors, checksum offload half the time) on four queues whose rings wrap, random
+    data-read faults (none, failing 1..DATA_RETRIES + 1 times, on one or two descriptors of a packet) and a few
+    permanent ones, many packets in flight, random idle and backpressure: everything against the reference."""
+    Clock(dut.clk, 4, unit="ns").start()
+    tb = Bench(dut, seed=beryl_seed.seed(57, "test_data_faults_random"), idle=0.3, bp=0.3, dma_delay=10)
+    await tb.reset()
+    rng, rt = tb.rng, tb.data_retries
+    qs = []
+    for k in range(4):
+        q = tb.add_queue(95 + k, 6, cq=34 + k, aux=k % tb.ports)
+        q.prod = q.cons = rng.randrange(64)
+        while len(q.descs) < 40:
+            nd = rng.choice([1, 1, 2, 3, 5]) if len(q.descs) < 35 else 1
+            post_chain(tb, q, nd)
+            ch, r = q.descs[-nd:], rng.random()
+            if r < 0.35:
+                data_fault(tb, rng.choice(ch), rng.randint(1, rt + 1))
+            elif r < 0.45 and nd > 1:
+                a, b = rng.sample(ch, 2)
+                data_fault(tb, a, rng.randint(1, rt + 1))
+                data_fault(tb, b, rng.randint(1, rt + 1))
+            elif r < 0.5:
+                data_fault(tb, rng.choice(ch))
+        qs.append(q)
+    tb.schedule(q.idx for q in qs)
+    await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+    await tb.finish()
+    tb.check(qs)
+    sts = [st for q in qs for _, st in cpl_list(tb, q)]
+    dut._log.info("data faults random: %d completions, %d DMA_ERR, %d data retries", len(sts),
+                  sts.count(CPL_DMA_ERR), int(dut.data_retry_count.value))
+    assert sts.count(CPL_DMA_ERR) >= 4 and sts.count(CPL_OK) > (40 if rt else 20)  # the mix is not degenerate
+    assert rt == 0 or int(dut.data_retry_count.value) > 15
+
+
+@cocotb.test()
+async def test_data_desc_faults(dut):
+    """Both retry mechanisms at once. 3-descriptor packets: batch 1's read fails once (retried), batch 3's
+    always (error batch, resync), data reads failing in the packets around them: the packet holding batch 1's
+    first descriptor (retried fetch) is read again and sent; the packet open at the failed batch (its first
+    descriptor's read, issued before the batch failed, failed too) and the packet the resync skips (faults on
+    its buffers) complete with CPL_DMA_ERR without a read again (the skipped one never read at all); the
+    packet after the resync fails DATA_RETRIES times and is sent. A second queue of 1-descriptor packets whose
+    batch reads fail DESC_RETRIES times and whose data reads fail at random, in parallel."""
+    Clock(dut.clk, 4, unit="ns").start()
+    tb = Bench(dut, seed=beryl_seed.seed(58, "test_data_desc_faults"), idle=0.3, bp=0.3, dma_delay=8)
+    await tb.reset()
+    rng, nb, rt = tb.rng, tb.desc_batch, tb.data_retries
+    qa = tb.add_queue(100, ring_log(5 * nb + 3), cq=40, aux=0)
+    post_chain(tb, qa, 1)               # the 3-descriptor packets start at 1 mod 3: one is open at 3 DESC_BATCH
+    while len(qa.descs) < 5 * nb:
+        post_chain(tb, qa, 3)
+    pk = packets_of(qa)
+    pkt_at = lambda i: [(f, la) for f, la in pk if f <= i <= la][0]  # noqa: E731
+    desc = lambda i: qa.descs[i - qa.descs[0][0]]  # noqa: E731
+    batch_fault(tb, qa, 1, 1)
+    lo, hi = batch_fault(tb, qa, 3)
+    f1, _ = pkt_at(nb)                  # holds batch 1's first descriptor
+    data_fault(tb, desc(f1), 1)
+    fc, _ = pkt_at(lo)                  # open at the failed batch
+    fs, ls = pkt_at(hi)                 # skipped by the resync
+    fn = ls + 1                         # the first packet after the resync
+    assert fc < lo
+    data_fault(tb, desc(fc), 1)         # read (before the failed batch), fails, and is not read again
+    for i in range(hi, ls + 1):
+        data_fault(tb, desc(i), 1)
+    data_fault(tb, desc(fn + 1), max(rt, 1))
+    qb = tb.add_queue(101, ring_log(4 * nb), cq=41, aux=tb.ports - 1)
+    for _ in range(3 * nb):
+        post_chain(tb, qb, 1)
+        if rng.random() < 0.4:
+            data_fault(tb, qb.descs[-1], rng.randint(1, rt + 1))
+    for b in range(1, len(tb.batches(qb)), 2):
+        batch_fault(tb, qb, b, max(1, tb.retries))
+    qs = [qa, qb]
+    e = {x["index"]: x for x in tb.expected(qa)}
+    if rt and tb.retries:
+        assert (e[f1]["status"], len(e[f1]["rounds"])) == (CPL_OK, 2)
+    assert e[fc]["status"] == CPL_DMA_ERR and not e[fc]["chain"]
+    assert e[hi]["status"] == CPL_DMA_ERR and not e[hi]["chain"]
+    assert e[fn]["status"] == (CPL_OK if rt else CPL_DMA_ERR) and len(e[fn]["rounds"]) == rt + 1
+    tb.schedule(q.idx for q in qs)
+    await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+    await tb.finish()
+    tb.check(qs)
+    assert not any(r["host"] in {desc(i)[1] for i in range(hi, ls + 1)} for r in tb.data_reads), \
+        "the skipped packet was read"
+    if tb.retries:      # (DESC_RETRIES 0: batch 1 fails too, and its resync may skip packet fc)
+        assert sum(r["host"] == desc(fc)[1] for r in tb.data_reads) == 1
+    dut._log.info("data+desc faults: %d data retries, %d desc retries", int(dut.data_retry_count.value),
+                  int(dut.desc_retry_count.value))
+
+
 @cocotb.test()
 async def test_empty_disabled(dut):
     """Disabled, empty and out-of-range queues: status TXS_DISABLED / TXS_EMPTY within a few cycles,
@@ -1374,8 +1639,8 @@ async def test_ts_parked(dut):
     {"PORT_COUNT": 2, "TS_RET_EN": 0},
     # returns in any order (a TDMA gate's park buffer reorders a port's frames)
     {"PORT_COUNT": 2, "TS_RET_ORDERED": 0},
-    # no descriptor-read retry (the first failure is final), and batches of 16 descriptors
-    {"PORT_COUNT": 2, "DESC_RETRIES": 0, "DESC_BATCH": 16},
+    # no descriptor-read retry and no data-read retry (the first failure is final), batches of 16 descriptors
+    {"PORT_COUNT": 2, "DESC_RETRIES": 0, "DATA_RETRIES": 0, "DESC_BATCH": 16},
 ], ids=["p1", "p2", "small", "p2_noret", "p2_unordered", "p2_r0_b16"])
 def test_beryl_nic_tx_engine(params):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
