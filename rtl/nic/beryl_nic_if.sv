@@ -202,6 +202,7 @@ module beryl_nic_if #(
   logic [21*32-1:0] counters;
   logic [31:0]      tx_desc_retry;     // TX descriptor-batch fetches issued again
   logic [31:0]      tx_data_retry;     // TX packets whose data was read again
+  logic [31:0]      rx_desc_retry;     // RX descriptor-batch fetches issued again
   logic [PORT_COUNT-1:0]    sch_req_valid, sch_done;
   logic                     sch_req_we;
   logic [31:0]              sch_req_off, sch_req_wdata;
@@ -367,6 +368,7 @@ module beryl_nic_if #(
     .sch_rdata         (sch_rdata),
     .tx_desc_retry     (tx_desc_retry),
     .tx_data_retry     (tx_data_retry),
+    .rx_desc_retry     (rx_desc_retry),
     .counters          (counters)
   );
 
@@ -805,6 +807,7 @@ module beryl_nic_if #(
     .drop_oversize_count  (rx_counts[6*32 +: 32]),
     .drop_mac_err_count   (rx_counts[7*32 +: 32]),
     .dma_err_count        (rx_counts[8*32 +: 32]),
+    .desc_retry_count     (rx_desc_retry),
     .port_pkt_count       (port_rx_pkts),
     .port_byte_count      (port_rx_bytes),
     .port_drop_count      (port_rx_drops)

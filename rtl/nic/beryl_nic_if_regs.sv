@@ -115,6 +115,8 @@ module beryl_nic_if_regs #(
   input  wire logic [31:0]              tx_desc_retry,
   // TX packets whose data was read again (beryl_nic_tx_engine)
   input  wire logic [31:0]              tx_data_retry,
+  // RX descriptor-batch fetches issued again (beryl_nic_rx_engine)
+  input  wire logic [31:0]              rx_desc_retry,
 
   // interface counters, word i = register NIC_IF_TX_PKTS + 4i
   input  wire logic [CNT_COUNT*32-1:0]  counters
@@ -210,6 +212,7 @@ module beryl_nic_if_regs #(
   localparam int O_SCH_LAST  = beryl_regs_pkg::NIC_IF_SCHED_BAD_STS_OFFSET;
   localparam int O_TX_RETRY  = beryl_regs_pkg::NIC_IF_TX_DESC_RETRY_OFFSET;
   localparam int O_TX_DRETRY = beryl_regs_pkg::NIC_IF_TX_DATA_RETRY_OFFSET;
+  localparam int O_RX_RETRY  = beryl_regs_pkg::NIC_IF_RX_DESC_RETRY_OFFSET;
 
   function automatic logic [31:0] param_word(input logic [31:0] o);
     unique case (o)
@@ -275,6 +278,7 @@ module beryl_nic_if_regs #(
       if (off == O_PORT_TSS)  direct_rd = port_ok ? port_tx_ts_spurious[32*psel +: 32] : 32'h0;
       if (off == O_TX_RETRY)  direct_rd = tx_desc_retry;
       if (off == O_TX_DRETRY) direct_rd = tx_data_retry;
+      if (off == O_RX_RETRY)  direct_rd = rx_desc_retry;
     end
   end
 

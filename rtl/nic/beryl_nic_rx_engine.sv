@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // NIC receive engine: MAC frames (PORT_COUNT ports, round robin per frame) into frame slots at one beat
 // per cycle with parse/RSS/checksum; then per frame, in order: descriptor from a prefetching per-queue
-// cache (a miss waits for a QM op and a DMA read), DMA write, completion, statistics. SLOTS frames in flight.
+// cache (a miss waits for a QM op and a DMA read; a failed read is issued again up to RX_DESC_RETRIES
+// times), DMA write, completion, statistics. SLOTS frames in flight.
 `default_nettype none
 
 module beryl_nic_rx_engine #(
@@ -15,6 +16,9 @@ module beryl_nic_rx_engine #(
   parameter int DCACHE_ENTRIES  = 4,       // descriptor cache entries (RX queues cached), power of two, 1..16
   parameter int RX_DESC_BATCH   = 8,       // descriptors per fetch (QM op + DMA read), power of two, <= 2^(CNT_W-1)
   parameter int DCACHE_BATCHES  = 16,      // fetches buffered per entry (prefetch depth), power of two, 2..64
+  // a failed descriptor read is issued again up to this many times before the frames that get its
+  // descriptors complete with CPL_DMA_ERR (host memory reads have no side effects), 0..7
+  parameter int RX_DESC_RETRIES = 2,
   parameter int CNT_W           = 4,       // queue-manager op count width, bits, >= log2(RX_DESC_BATCH)+1
   parameter int LEN_W           = 17,      // DMA length width, bits: 17 only
   parameter int TAG_W           = 8,       // DMA tag width, bits, >= log2(SLOTS), >= log2(entries*batches)
@@ -123,6 +127,7 @@ module beryl_nic_rx_engine #(
   output logic [31:0]                          drop_oversize_count,
   output logic [31:0]                          drop_mac_err_count,
   output logic [31:0]                          dma_err_count,
+  output logic [31:0]                          desc_retry_count,  // descriptor reads issued again
   output logic [PORT_COUNT*32-1:0]             port_pkt_count,
   output logic [PORT_COUNT*32-1:0]             port_byte_count,
   output logic [PORT_COUNT*32-1:0]             port_drop_count   // frames of the port not delivered, any reason
@@ -546,6 +551,9 @@ module beryl_nic_rx_engine #(
   logic [CNT_W-1:0]      b_cnt_q [CB];   // descriptors granted
   logic [15:0]           b_ptr_q [CB];   // ring pointer of the first
   logic [CB-1:0]         b_err_q;        // the DMA read failed
+  logic [63:0]           b_addr_q [CB];  // host address of the batch's read (for a retry)
+  logic [2:0]            b_try_q  [CB];  // retries of the read so far
+  logic [CB-1:0]         b_rty_q;        // the read failed and waits to be issued again (still B_LOAD)
 
   // per entry
   logic [DCACHE_ENTRIES-1:0] c_valid_q, c_req_q, c_empty_q, c_nack_q, c_demand_q, c_primed_q;
@@ -691,7 +699,18 @@ module beryl_nic_rx_engine #(
 
   assign op_req_valid  = op_req_valid_q;
   assign op_req_count  = CNT_W'(RX_DESC_BATCH);
-  assign op_rsp_ready  = !rd_desc_valid_q || rd_desc_ready;
+  // a failed read waiting for its retry goes before the next QM response's read
+  logic                  rty_any, rty_go;
+  logic [CB_W-1:0]       rty_ci;
+  always_comb begin
+    rty_ci = '0;
+    for (int i = CB - 1; i >= 0; i--) begin
+      if (b_rty_q[i]) rty_ci = CB_W'(i);
+    end
+  end
+  assign rty_any       = b_rty_q != '0;
+  assign rty_go        = rty_any && (!rd_desc_valid_q || rd_desc_ready);
+  assign op_rsp_ready  = (!rd_desc_valid_q || rd_desc_ready) && !rty_any;
   assign rsp_fire      = op_rsp_valid && op_rsp_ready;
   assign rsp_ok        = op_rsp_status == beryl_nic_pkg::QM_OK;
   assign rsp_e         = opf_q[opf_rp_q[ENT_W-1:0]];
@@ -719,10 +738,19 @@ module beryl_nic_rx_engine #(
         rd_desc_len       <= LEN_W'(op_rsp_count) * LEN_W'(beryl_nic_pkg::DESC_BYTES);
         rd_desc_tag       <= TAG_W'(rsp_ci);
       end
+    end else if (rty_go) begin
+      rd_desc_valid_q   <= 1'b1;
+      rd_desc_host_addr <= b_addr_q[rty_ci];
+      rd_desc_ram_addr  <= RAM_ADDR_W'(FRAME_RAM_BYTES)
+                           + RAM_ADDR_W'(rty_ci) * RAM_ADDR_W'(RX_DESC_BATCH * beryl_nic_pkg::DESC_BYTES);
+      rd_desc_len       <= LEN_W'(b_cnt_q[rty_ci]) * LEN_W'(beryl_nic_pkg::DESC_BYTES);
+      rd_desc_tag       <= TAG_W'(rty_ci);
+      desc_retry_count  <= desc_retry_count + 32'd1;
     end
     if (rst) begin
       op_req_valid_q  <= 1'b0;
       rd_desc_valid_q <= 1'b0;
+      desc_retry_count <= '0;
       opf_wp_q        <= '0;
       opf_rp_q        <= '0;
       f_rr_q          <= '0;
@@ -800,6 +828,8 @@ module beryl_nic_rx_engine #(
         b_load_q[rsp_ci] <= 1'b1;
         b_cnt_q[rsp_ci] <= op_rsp_count;
         b_ptr_q[rsp_ci] <= op_rsp_ptr;
+        b_addr_q[rsp_ci] <= op_rsp_addr;
+        b_try_q[rsp_ci] <= '0;
         c_cq_q[rsp_e]   <= op_rsp_target[15:0];
       end else begin
         b_st_q[rsp_ci]    <= B_EMPTY;
@@ -810,11 +840,17 @@ module beryl_nic_rx_engine #(
         c_nstat_q[rsp_e]  <= op_rsp_status;
       end
     end
-    // descriptors arrived
+    // descriptors arrived, or the read failed: issued again while retries are left (stays B_LOAD)
+    if (rty_go) b_rty_q[rty_ci] <= 1'b0;
     if (rd_desc_status_valid) begin
-      b_st_q[rd_desc_status_tag[CB_W-1:0]]  <= B_READY;
-      b_load_q[rd_desc_status_tag[CB_W-1:0]] <= 1'b0;
-      b_err_q[rd_desc_status_tag[CB_W-1:0]] <= rd_desc_status_error != 4'd0;
+      if (rd_desc_status_error != 4'd0 && b_try_q[rd_desc_status_tag[CB_W-1:0]] != 3'(RX_DESC_RETRIES)) begin
+        b_rty_q[rd_desc_status_tag[CB_W-1:0]] <= 1'b1;
+        b_try_q[rd_desc_status_tag[CB_W-1:0]] <= b_try_q[rd_desc_status_tag[CB_W-1:0]] + 3'd1;
+      end else begin
+        b_st_q[rd_desc_status_tag[CB_W-1:0]]  <= B_READY;
+        b_load_q[rd_desc_status_tag[CB_W-1:0]] <= 1'b0;
+        b_err_q[rd_desc_status_tag[CB_W-1:0]] <= rd_desc_status_error != 4'd0;
+      end
     end
     // held count: + a batch per op, - the part of it not granted, - one per descriptor used
     for (int e = 0; e < DCACHE_ENTRIES; e++) begin
@@ -885,6 +921,7 @@ module beryl_nic_rx_engine #(
     if (rst) begin
       for (int i = 0; i < CB; i++) b_st_q[i] <= B_EMPTY;
       b_load_q <= '0;
+      b_rty_q  <= '0;
       for (int e = 0; e < DCACHE_ENTRIES; e++) begin
         c_age_q[e]  <= ENT_W'(e);
         c_held_q[e] <= '0;
@@ -1140,7 +1177,8 @@ module beryl_nic_rx_engine #(
   // Clock gate: the engine's flops are clocked only in cycles in which one of them could change.
   // Every update above happens under one of: a beat at an input port (in_acc), a frame record waiting
   // for its join (rec_valid), a checksum result (csum_valid), a descriptor write from the DMA engine,
-  // a QM op or DMA read request not yet taken, a fetch wanted (f_any), a QM response, a DMA read or
+  // a QM op or DMA read request not yet taken, a failed read waiting for its retry (rty_any), a fetch
+  // wanted (f_any), a QM response, a DMA read or
   // write status, a flush, a flushed entry to drop (fl_idle), a frame waiting for its descriptor
   // (a_valid; also covers allocation and eviction returns being queued), the head-of-line flag
   // (a_seen_q), the descriptor-store read (d_valid_q; asgd_q follows asgp_q one cycle later),
@@ -1150,7 +1188,7 @@ module beryl_nic_rx_engine #(
   beryl_clk_gate u_gate (
     .clk  (clk),
     .en   (rst || (|s_axis_rx_tvalid) || rec_valid || csum_valid || (|ram_wr_cmd_valid) || op_req_valid_q ||
-           f_any || rd_desc_valid_q || op_rsp_valid || rd_desc_status_valid || flush_valid || (|fl_idle) ||
+           f_any || rd_desc_valid_q || rty_any || op_rsp_valid || rd_desc_status_valid || flush_valid || (|fl_idle) ||
            a_valid || a_seen_q || d_valid_q || wr_desc_valid_q || txp_q != asgd_q || wr_desc_status_valid ||
            donep_q != txp_q || ret_wp_q != ret_rp_q || cpl_valid_q || stat_valid),
     .gclk (gclk)

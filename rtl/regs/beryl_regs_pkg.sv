@@ -151,7 +151,7 @@ package beryl_regs_pkg;
   localparam logic [31:0] NIC_IF_BLOCK_VERSION = 32'h00050000;          // register interface version, 8.8.16
   localparam int unsigned NIC_IF_BLOCK_ADDR_W = 9;                      // window of one instance is 2**ADDR_W bytes
   localparam logic [31:0] NIC_IF_BLOCK_APP_OFFSET = 32'h00000000;       // byte offset in the APP window
-  localparam int unsigned NIC_IF_REG_COUNT = 115;                       // 32-bit words from +0x0 to the last register
+  localparam int unsigned NIC_IF_REG_COUNT = 116;                       // 32-bit words from +0x0 to the last register
   localparam int unsigned NIC_IF_TYPE_OFFSET = 0;                       // RO Block type
   localparam int unsigned NIC_IF_VERSION_OFFSET = 4;                    // RO Block version
   localparam int unsigned NIC_IF_NEXT_OFFSET = 8;                       // RO Next block
@@ -450,6 +450,7 @@ package beryl_regs_pkg;
   localparam int unsigned NIC_IF_SCHED_BAD_STS_OFFSET = 448;            // RO Scheduler bad statuses
   localparam int unsigned NIC_IF_TX_DESC_RETRY_OFFSET = 452;            // RO TX descriptor fetch retries
   localparam int unsigned NIC_IF_TX_DATA_RETRY_OFFSET = 456;            // RO TX packet data re-reads
+  localparam int unsigned NIC_IF_RX_DESC_RETRY_OFFSET = 460;            // RO RX descriptor fetch retries
   localparam logic [31:0] PTP_BLOCK_TYPE = 32'h42520030;                // PTP hardware clock block (in the APP window)
   localparam logic [31:0] PTP_BLOCK_VERSION = 32'h00010000;             // register interface version, 8.8.16
   localparam int unsigned PTP_BLOCK_ADDR_W = 8;                         // window of one instance is 2**ADDR_W bytes

@@ -145,7 +145,7 @@
 #define BERYL_NIC_IF_BLOCK_VERSION 0x00050000u                  /* register interface version, 8.8.16 */
 #define BERYL_NIC_IF_BLOCK_ADDR_W 9u                            /* window of one instance is 2**ADDR_W bytes */
 #define BERYL_NIC_IF_BLOCK_APP_OFFSET 0x00000000u               /* byte offset in the APP window */
-#define BERYL_NIC_IF_REG_COUNT 115u                             /* 32-bit words from +0x0 to the last register */
+#define BERYL_NIC_IF_REG_COUNT 116u                             /* 32-bit words from +0x0 to the last register */
 #define BERYL_NIC_IF_TYPE_OFFSET 0u                             /* RO Block type */
 #define BERYL_NIC_IF_VERSION_OFFSET 4u                          /* RO Block version */
 #define BERYL_NIC_IF_NEXT_OFFSET 8u                             /* RO Next block */
@@ -444,6 +444,7 @@
 #define BERYL_NIC_IF_SCHED_BAD_STS_OFFSET 448u                  /* RO Scheduler bad statuses */
 #define BERYL_NIC_IF_TX_DESC_RETRY_OFFSET 452u                  /* RO TX descriptor fetch retries */
 #define BERYL_NIC_IF_TX_DATA_RETRY_OFFSET 456u                  /* RO TX packet data re-reads */
+#define BERYL_NIC_IF_RX_DESC_RETRY_OFFSET 460u                  /* RO RX descriptor fetch retries */
 #define BERYL_PTP_BLOCK_TYPE 0x42520030u                        /* PTP hardware clock block (in the APP window) */
 #define BERYL_PTP_BLOCK_VERSION 0x00010000u                     /* register interface version, 8.8.16 */
 #define BERYL_PTP_BLOCK_ADDR_W 8u                               /* window of one instance is 2**ADDR_W bytes */

@@ -23,6 +23,7 @@ static const struct {
 	{ "rx_drop_oversize", BERYL_NIC_IF_RX_DROP_OVERSIZE_OFFSET },
 	{ "rx_drop_mac_err", BERYL_NIC_IF_RX_DROP_MAC_ERR_OFFSET },
 	{ "rx_dma_err", BERYL_NIC_IF_RX_DMA_ERR_OFFSET },
+	{ "rx_desc_retry", BERYL_NIC_IF_RX_DESC_RETRY_OFFSET },
 	{ "cq_drop_full", BERYL_NIC_IF_CQ_DROP_FULL_OFFSET },
 	{ "cq_drop_disabled", BERYL_NIC_IF_CQ_DROP_DISABLED_OFFSET },
 	{ "eq_drop_full", BERYL_NIC_IF_EQ_DROP_FULL_OFFSET },

@@ -34,9 +34,9 @@ PARAMS = ("IF_INDEX", "IF_COUNT", "PORT_COUNT", "TXQ_COUNT", "RXQ_COUNT", "CQ_CO
           "TX_SLOTS", "RX_SLOTS", "MAX_FRAME", "RSS_TABLE_SIZE", "DESC_BATCH", "CPL_BATCH",
           "MAX_DESC_PER_PKT", "FEATURES")
 # the interface counters by reason: the registers TX_PKTS .. IRQ_MERGED (per-port ones follow them),
-# and TX_DESC_RETRY, TX_DATA_RETRY (placed after the scheduler registers)
+# and TX_DESC_RETRY, TX_DATA_RETRY, RX_DESC_RETRY (placed after the scheduler registers)
 COUNTERS = [n for n, b in R.BLOCKS["nic_if"]["regs"].items()
-            if R.NIC_IF_TX_PKTS_OFFSET <= b["offset"] <= R.NIC_IF_IRQ_MERGED_OFFSET] + ["TX_DESC_RETRY", "TX_DATA_RETRY"]
+            if R.NIC_IF_TX_PKTS_OFFSET <= b["offset"] <= R.NIC_IF_IRQ_MERGED_OFFSET] + ["TX_DESC_RETRY", "TX_DATA_RETRY", "RX_DESC_RETRY"]
 
 
 class NicError(Exception):

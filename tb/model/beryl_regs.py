@@ -146,7 +146,7 @@ NIC_IF_BLOCK_TYPE = 0x42520020                          # NIC interface block (i
 NIC_IF_BLOCK_VERSION = 0x00050000                       # register interface version, 8.8.16
 NIC_IF_BLOCK_ADDR_W = 9                                 # window of one instance is 2**ADDR_W bytes
 NIC_IF_BLOCK_APP_OFFSET = 0x00000000                    # byte offset in the APP window
-NIC_IF_REG_COUNT = 115                                  # 32-bit words from +0x0 to the last register
+NIC_IF_REG_COUNT = 116                                  # 32-bit words from +0x0 to the last register
 NIC_IF_TYPE_OFFSET = 0                                  # RO Block type
 NIC_IF_VERSION_OFFSET = 4                               # RO Block version
 NIC_IF_NEXT_OFFSET = 8                                  # RO Next block
@@ -445,6 +445,7 @@ NIC_IF_TDMA_PARK_OFFSET = 444                           # RO TDMA gate parked fr
 NIC_IF_SCHED_BAD_STS_OFFSET = 448                       # RO Scheduler bad statuses
 NIC_IF_TX_DESC_RETRY_OFFSET = 452                       # RO TX descriptor fetch retries
 NIC_IF_TX_DATA_RETRY_OFFSET = 456                       # RO TX packet data re-reads
+NIC_IF_RX_DESC_RETRY_OFFSET = 460                       # RO RX descriptor fetch retries
 PTP_BLOCK_TYPE = 0x42520030                             # PTP hardware clock block (in the APP window)
 PTP_BLOCK_VERSION = 0x00010000                          # register interface version, 8.8.16
 PTP_BLOCK_ADDR_W = 8                                    # window of one instance is 2**ADDR_W bytes
@@ -758,6 +759,7 @@ BLOCKS = {
             'SCHED_BAD_STS': {'offset': 0x1c0, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'TX_DESC_RETRY': {'offset': 0x1c4, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
             'TX_DATA_RETRY': {'offset': 0x1c8, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
+            'RX_DESC_RETRY': {'offset': 0x1cc, 'access': 'RO', 'reset': None, 'fields': {'COUNT': (0, 32)}},
         },
     },
     'ptp': {

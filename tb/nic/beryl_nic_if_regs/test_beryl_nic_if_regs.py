@@ -86,7 +86,7 @@ class Clients:
             getattr(d, s).value = 0
         d.cfg_rsp_rdata.value = 0
         d.stat_rsp_data.value = 0
-        for s in PORT_SIGS + ("counters", "tx_desc_retry", "tx_data_retry", "sch_done", "sch_rdata"):
+        for s in PORT_SIGS + ("counters", "tx_desc_retry", "tx_data_retry", "rx_desc_retry", "sch_done", "sch_rdata"):
             getattr(d, s).value = 0
 
     def stat_word(self, t, q):
@@ -525,8 +525,8 @@ async def test_sched_window(dut):
 
 @cocotb.test(timeout_time=4, timeout_unit="ms")
 async def test_counters(dut):
-    """Each interface counter register reads its word of the `counters` input; TX_DESC_RETRY and
-    TX_DATA_RETRY read the `tx_desc_retry` and `tx_data_retry` inputs."""
+    """Each interface counter register reads its word of the `counters` input; TX_DESC_RETRY,
+    TX_DATA_RETRY and RX_DESC_RETRY read the `tx_desc_retry`, `tx_data_retry` and `rx_desc_retry` inputs."""
     m, c, rng = await setup(dut, "counters")
     assert len(COUNTERS) == len(dut.counters) // 32
     for mode in MODES:
@@ -534,7 +534,8 @@ async def test_counters(dut):
         for _ in range(2):
             words = [rng.getrandbits(32) for _ in COUNTERS]
             dut.counters.value = sum(w << 32 * i for i, w in enumerate(words))
-            retry, dretry = rng.getrandbits(32), rng.getrandbits(32)
+            retry, dretry, rretry = rng.getrandbits(32), rng.getrandbits(32), rng.getrandbits(32)
+            dut.rx_desc_retry.value = rretry
             dut.tx_desc_retry.value = retry
             dut.tx_data_retry.value = dretry
             for i in rng.sample(range(len(COUNTERS)), len(COUNTERS)):
@@ -542,6 +543,7 @@ async def test_counters(dut):
             # the TX engine's descriptor-fetch retries: a register of its own, outside the block of counters
             assert await rd(m, R.NIC_IF_TX_DESC_RETRY_OFFSET) == retry
             assert await rd(m, R.NIC_IF_TX_DATA_RETRY_OFFSET) == dretry
+            assert await rd(m, R.NIC_IF_RX_DESC_RETRY_OFFSET) == rretry
     check_clean(c)
 
 
