@@ -14,8 +14,9 @@ test checks, against the frames sent, the completions the driver saw and the sim
   (b) nothing is lost silently: frames received + TX DMA errors (sender) + RX drops with their
       reasons (receiver) = frames sent, and the NIC's counters (read by libberyl, `beryl stats`)
       agree with the completions (TX_DMA_ERR also counts the error completions inside failed
-      packets that the driver consumes); with several descriptors per frame, fetches were retried
-      (TX_DESC_RETRY > 0) and, at a high P, some failed for good (completions inside packets);
+      packets that the driver consumes); the faults had an effect (reads retried: TX_DESC_RETRY,
+      TX_DATA_RETRY, RX_DESC_RETRY, or frames dropped) and, with several descriptors per frame at a
+      high P, some descriptor reads failed for good (completions inside packets);
   (c) the PCIe block counted exactly the completions the simulator delivered with discontinue on a
       beat (dma_rd_cpl_discarded), finished at least one and at most that many read descriptors with
       POISON, and no other DMA read error;
@@ -150,8 +151,9 @@ def check_delivery(r, frames, expect_drops=True):
           f"({pcie['cpl_discontinue_covered']} with a beat carrying the flag) of {pcie['down_tlps']} TLPs down; "
           f"device: {dc['dma_rd_cpl_discarded']} completions discarded, {dc['dma_rd_err_poison']} of "
           f"{dc['dma_rd_desc']} read descriptors POISON; TX: {len(tx_ok)} sent, {len(tx_err)} DMA errors, "
-          f"{ca['tx_desc_retry']} descriptor fetch retries, {inside} error completions inside failed packets; "
-          f"RX: {len(got_ok)} delivered, {len(rx_err)} DMA errors, other drops {rx_nocpl}")
+          f"{ca['tx_desc_retry']} descriptor fetch retries, {ca['tx_data_retry']} packets read again, "
+          f"{inside} error completions inside failed packets; RX: {cb['rx_desc_retry']} descriptor fetch retries, "
+          f"{len(got_ok)} delivered, {len(rx_err)} DMA errors, other drops {rx_nocpl}")
 
     # (a) no corrupted frame delivered, none twice, none that its sender reported failed
     seqs = [int.from_bytes(f[14:18], "big") for f in got_ok]
@@ -173,11 +175,15 @@ def check_delivery(r, frames, expect_drops=True):
     assert ca["tx_pkts"] == len(tx_ok) and tx_err_pkts == len(tx_err) and ca["tx_drop_bad_desc"] == 0, ca
     assert cb["rx_pkts"] == len(got_ok) and cb["rx_dma_err"] == len(rx_err) and cb["rx_drop_too_long"] == 0, cb
     assert rx_cnt["rx_dma_err"] == cb["rx_dma_err"]      # the model's read and libberyl's agree
-    assert rx_cnt["tx_desc_retry"] == 0 and cb["tx_desc_retry"] == 0, "retries of a queue that sent nothing"
+    assert rx_cnt["tx_desc_retry"] == 0 and cb["tx_desc_retry"] == 0 and cb["tx_data_retry"] == 0, \
+        "TX retries of an interface that sent nothing"
+    assert ca["rx_desc_retry"] == 0, "RX retries of an interface that received nothing"
     assert ca["cpl_dma_err"] == cb["cpl_dma_err"] == 0, (ca, cb)
     assert ca["cq_drop_full"] == cb["cq_drop_full"] == 0, (ca, cb)
-    assert ca["tx_dma_err"] + cb["rx_dma_err"] > 0 or not expect_drops, \
-        "faults injected but no frame was dropped for them"
+    # every read is retried twice, so at a low P most faults cost a retry and no frame
+    retries = ca["tx_desc_retry"] + ca["tx_data_retry"] + cb["rx_desc_retry"]
+    assert ca["tx_dma_err"] + cb["rx_dma_err"] + retries > 0 or not expect_drops, \
+        "faults injected but no read was retried and no frame dropped"
 
     # (c) the PCIe block discarded exactly what the simulator flagged
     assert pcie["cpl_discontinued"] > 0 or not expect_drops, pcie
@@ -220,9 +226,8 @@ def test_cpl_discontinue(tmp_path, name, p, opts):
 # the rest of a cut packet (docs/blocks/nic_core.md, "Failed TX descriptor reads"), completions that
 # the drivers consume. Each fetch is tried three times, so persistent failures need a high P: "high_p"
 # (short frames, so that some still arrive) must see them; the others see retries only, mostly. At
-# P 0.3 a failed RX descriptor fetch (not retried) drops the next 8 frames at once: many frames, so
-# that (d) compares rates over enough of these clusters (the last fifth got 0.65-1.30 of the overall
-# rate, 14 seeds; the limit is 0.5; a run takes about 1 s).
+# P 0.3 an RX descriptor fetch that fails three times drops the next 8 frames at once: many frames, so
+# that (d) compares rates over enough of these clusters (a run takes about 1 s).
 # (name, probability, simulator options, frames, frame lengths, most pieces per frame)
 MULTI_CASES = [("mps256", 0.05, [], FRAMES, (60, 1515), 6),
                ("small_tlps", 0.02, ["--mps", "128", "--mrrs", "128", "--cpl-split-rcb"], FRAMES, (60, 1515), 6),
@@ -242,7 +247,10 @@ def test_cpl_discontinue_multi_desc(tmp_path, name, p, opts, count, span, most):
     # 128-entry rings: 16 frames of up to 6 descriptors in flight
     r = run_traffic(tmp_path, f"multi_{name}", p, opts, frames, pieces, log_size=7)
     ca = check_delivery(r, frames)
-    assert ca["tx_desc_retry"] > 0, "no descriptor fetch was retried"
+    # TX reads retried (about 160 descriptor-batch reads of one completion each, 320 frames of several
+    # completions: at P 0.02 some descriptor read is retried in all but about 4 % of runs, some data
+    # read in all)
+    assert ca["tx_desc_retry"] + ca["tx_data_retry"] > 0, "no TX read was retried"
     if name == "high_p":
         # some fetches failed three times: their batches completed descriptor by descriptor and the
         # resync skipped the rest of a cut packet, error completions inside failed packets
