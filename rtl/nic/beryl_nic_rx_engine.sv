@@ -545,6 +545,10 @@ module beryl_nic_rx_engine #(
     $error("%m: bad descriptor cache parameters (DCACHE_*, RX_DESC_BATCH <= 2^(CNT_W-1), TAG_W)");
   end
 
+  if (RX_DESC_RETRIES < 0 || RX_DESC_RETRIES > 7) begin : g_chk_retry
+    $error("%m: RX_DESC_RETRIES must be 0..7");
+  end
+
   // per batch buffer (index entry * DCACHE_BATCHES + batch)
   logic [1:0]            b_st_q  [CB];
   logic [CB-1:0]         b_load_q;       // b_st_q[i] == B_LOAD, kept beside it (c_busy without a scan)

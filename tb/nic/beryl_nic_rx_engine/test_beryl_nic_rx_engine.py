@@ -10,6 +10,11 @@ gives the exact completion list, stat list and counters; every delivered frame m
 in host memory at its descriptor's buffer. Error paths: empty queue, queue with too few descriptors,
 disabled queue, out-of-range queue, too-short buffer, descriptor-fetch and frame-write DMA errors,
 MAC error, oversize frame, no free slot (write engine stalled; the MAC is never stalled).
+Descriptor reads that fail a few times and then succeed (transient faults; a failed one writes garbage into
+the region): issued again up to RX_DESC_RETRIES times; every read is logged and check_desc_reads holds each
+fetch's tries to the fault model (the same read again, after the failed one's status, before any new QM
+response's read), the first reads to the QM grants, and desc_retry_count. A descriptor whose latest read
+failed completes with CPL_DMA_ERR. Flush while a read is retried.
 Modes: no stalls (throughput reported), random source idle, random backpressure, both.
 
 Descriptor cache: the QM model grants min(wanted, available, until the ring end) and the DMA model reads
@@ -48,6 +53,11 @@ RING_LOG = 11                # 2048-entry descriptor rings
 RING_BASE = 0x10000
 BUF_BASE = 0x200000
 HOST_SIZE = 24 << 20
+
+
+def tb_retries():
+    """RX_DESC_RETRIES of the build (before a Bench exists)."""
+    return int(os.environ.get("PARAM_RX_DESC_RETRIES", "2"))
 
 
 # ------------------------------------------------------------------------------------ references
@@ -123,7 +133,7 @@ def make_frame(rng, length):
 
 # ------------------------------------------------------------------------------------ bench
 class Bench:
-    def __init__(self, dut, rng, idle, bp):
+    def __init__(self, dut, rng, idle, bp, seed=0):
         self.dut, self.rng, self.idle, self.bp = dut, rng, idle, bp
         self.ports = len(dut.s_axis_rx_tvalid)
         self.slots = int(os.environ.get("PARAM_SLOTS", "32"))
@@ -138,10 +148,19 @@ class Bench:
         self.q = {i: dict(enable=True, base=RING_BASE + i * (16 << RING_LOG), prod=0, cons=0,
                           target=100 + i) for i in range(NQ)}
         self.rd_err_addrs, self.wr_err_addrs = set(), set()
-        self.rd_failed = set()    # descriptor addresses carried by a failed read
+        self.rd_failed = set()    # descriptor addresses whose latest read failed (a retry that succeeds clears them)
+        self.retries = tb_retries()
+        self.rd_flaky = {}        # transient faults: descriptor address -> reads of it still to fail
+        self.rd_flaky0 = {}       # the same as injected
+        self.rd_log = []          # every descriptor read the DMA model accepted, in order (check_desc_reads)
+        self.rd_valid_t = None    # first cycle the pending read request was valid
+        self.rd_block = False     # hold rd_desc_ready low
+        self.qm_ok = []           # (host address, bytes) of every QM_OK response the engine took, in order
+        # garbage a failed transient read writes into the region: its own generator, the others' streams stay put
+        self.grng = random.Random(f"garbage {seed}")
         self.qm_rsp = []          # [time, fields]
-        self.rd_pend = []         # [time, host_addr, ram_addr, tag]
-        self.rd_stat = []         # [time, tag, err]
+        self.rd_pend = []         # [time, host_addr, ram_addr, len left, tag, err, first host_addr, rd_log record]
+        self.rd_stat = []         # [time, tag, err, rd_log record]
         self.wr_jobs = []         # [time, host, ram, len, tag]
         self.wr_act = []          # write jobs reading the region (up to 4, pipelined)
         self.wr_stat = []
@@ -238,6 +257,11 @@ class Bench:
                 self.rd_err_addrs.add(da)
             q["prod"] = (q["prod"] + 1) & 0xFFFF
 
+    def flaky(self, da, k):
+        """The reads of descriptor address da fail the next k times (a read carrying several such descriptors
+        counts one for each)."""
+        self.rd_flaky[da] = self.rd_flaky0[da] = k
+
     def send(self, port, frame, bad=False):
         fid = len(self.frames)
         self.frames.append((frame, bad, port))
@@ -317,15 +341,19 @@ class Bench:
                 self.set("op_rsp_count", cnt)
                 self.set("op_rsp_qidx", qidx)
             # ---- DMA read engine: descriptor, RAM write, status
-            self.set("rd_desc_ready", int(not self.r(self.bp)))
+            self.set("rd_desc_ready", int(not self.r(self.bp) and not self.rd_block))
             ready = [x for x in self.rd_pend if x[0] <= t]
             if ready:
                 # one read at a time writes up to a segment (64 bytes) per cycle; reads finish in any order
                 x = self.rng.choice(ready)
-                _, ha, ra, ln, tag, err, _ = x
+                _, ha, ra, ln, tag, err = x[:6]
                 row, seg, off = ra >> 7, (ra >> 6) & 1, ra & 63
                 n = min(64 - off, ln)
-                data = int.from_bytes(self.host[ha:ha + n], "little") << (8 * off)
+                if x[7]["flaky"]:
+                    # a transient fault: the completions carried garbage (only a retry makes the batch usable)
+                    data = self.grng.getrandbits(8 * n) << (8 * off)
+                else:
+                    data = int.from_bytes(self.host[ha:ha + n], "little") << (8 * off)
                 self.set("ram_wr_cmd_addr", row << (self.seg_addr_w * seg))
                 self.set("ram_wr_cmd_be", ((1 << n) - 1) << (off + 64 * seg))
                 self.set("ram_wr_cmd_data", data << (512 * seg))
@@ -333,17 +361,22 @@ class Bench:
                 err |= any(a in self.rd_err_addrs for a in range(ha, ha + n, 16))
                 x[1:6] = [ha + n, ra + n, ln - n, tag, err]
                 if x[3] == 0:
-                    # one status per read: an error fails every descriptor the read carried
+                    # one status per read: an error fails every descriptor the read carried, a success (a
+                    # retry) makes them good again
                     if err:
                         self.rd_failed.update(range(x[6], x[1], 16))
+                    else:
+                        self.rd_failed.difference_update(range(x[6], x[1], 16))
+                    x[7]["err"] = bool(err)
                     self.rd_pend.remove(x)
-                    self.rd_stat.append([t + 1 + (self.rng.randrange(8) if self.bp else 0), tag, int(err)])
+                    self.rd_stat.append([t + 1 + (self.rng.randrange(8) if self.bp else 0), tag, int(err), x[7]])
             else:
                 self.set("ram_wr_cmd_valid", 0)
             rs = [x for x in self.rd_stat if x[0] <= t]
             if rs:
                 x = self.rng.choice(rs)
                 self.rd_stat.remove(x)
+                x[3]["done"] = t
                 self.set("rd_desc_status_tag", x[1])
                 self.set("rd_desc_status_error", x[2])
             self.set("rd_desc_status_valid", int(bool(rs)))
@@ -416,14 +449,31 @@ class Bench:
                 self.qm_rsp.append([max(lat, t + 1 + (self.rng.randrange(6) if self.bp else 0)), f])
             if rsp is not None and d.op_rsp_ready.value == 1:
                 self.qm_rsp.pop(0)
+                if rsp[1][0] == QM_OK:
+                    self.qm_ok.append((rsp[1][1], 16 * rsp[1][5]))
+            if d.rd_desc_valid.value == 1 and self.rd_valid_t is None:
+                self.rd_valid_t = t
             if d.rd_desc_valid.value == 1 and self.cache["rd_desc_ready"]:
                 ln = int(d.rd_desc_len.value)
                 assert ln % 16 == 0 and 16 <= ln <= 128
+                ha = int(d.rd_desc_host_addr.value)
+                tag = int(d.rd_desc_tag.value)
+                assert all(x[4] != tag for x in self.rd_pend) and all(x[1] != tag for x in self.rd_stat), \
+                    f"descriptor read {ha:#x} with tag {tag}: a read with that tag is still in flight"
+                # a transient fault fails the whole read; each faulty descriptor it carries counts one failure
+                fl = [a for a in range(ha, ha + ln, 16) if self.rd_flaky.get(a, 0) > 0]
+                for a in fl:
+                    self.rd_flaky[a] -= 1
+                rec = dict(host=ha, len=ln, ram=int(d.rd_desc_ram_addr.value), tag=tag,
+                           flaky=bool(fl), err=None, valid=self.rd_valid_t, t=t, done=None)
+                self.rd_log.append(rec)
+                self.rd_valid_t = None
                 self.rd_pend.append([t + self.rd_lat + (self.rng.randrange(20) if self.bp else 0),
-                                     int(d.rd_desc_host_addr.value), int(d.rd_desc_ram_addr.value), ln,
-                                     int(d.rd_desc_tag.value), False, int(d.rd_desc_host_addr.value)])
+                                     ha, rec["ram"], ln, rec["tag"], bool(fl), ha, rec])
             if d.wr_desc_valid.value == 1 and self.cache["wr_desc_ready"]:
-                self.wr_log.append(int(d.wr_desc_host_addr.value))
+                wa, wl = int(d.wr_desc_host_addr.value), int(d.wr_desc_len.value)
+                assert BUF_BASE <= wa and wa + wl <= self.next_buf, f"DMA write to {wa:#x}+{wl}: no posted buffer"
+                self.wr_log.append(wa)
                 self.wr_jobs.append([t + 1 + (self.rng.randrange(10) if self.bp else 0),
                                      int(d.wr_desc_host_addr.value), int(d.wr_desc_ram_addr.value),
                                      int(d.wr_desc_len.value), int(d.wr_desc_tag.value)])
@@ -577,11 +627,63 @@ def check(tb, ref):
         assert pd == ref.port_drop, f"port drops {pd}, reference {ref.port_drop}"
 
 
+def check_desc_reads(tb):
+    """Every descriptor read the DMA model saw, against the fault model and RX_DESC_RETRIES. Per tag (cache batch)
+    in issue order: a fetch's first read, then while it failed and tries are left the same read again (host
+    address, length, RAM address, tag), issued only after the failed read's status, RX_DESC_RETRIES + 1 tries
+    at most; the errors of the tries are what the faults say (permanent: every try; transient failing k times:
+    the first k). The first reads are the QM_OK grants the engine took, in order (so no extra read, none
+    missing); no descriptor is fetched by two grants; a QM response is not turned into a read while a retry is
+    waiting (the retry goes first). desc_retry_count = the reads beyond the first of each fetch.
+    Returns the fetches: [reads] per fetch."""
+    rt = tb.retries
+    by_tag = {}
+    for r in tb.rd_log:
+        by_tag.setdefault(r["tag"], []).append(r)
+    key = lambda r: (r["host"], r["len"], r["ram"], r["tag"])  # noqa: E731
+    fmt = lambda r: f"read {r['host']:#x}+{r['len']} ram {r['ram']:#x} tag {r['tag']} at {r['t']}"  # noqa: E731
+    fetches, seen = [], set()
+    for tag, rs in by_tag.items():
+        i = 0
+        while i < len(rs):
+            r0 = rs[i]
+            assert r0["err"] is not None, f"{fmt(r0)}: no status"
+            das = range(r0["host"], r0["host"] + r0["len"], 16)
+            assert not (seen & set(das)), f"{fmt(r0)}: a descriptor fetched twice"
+            seen |= set(das)
+            k = max([tb.rd_flaky0.get(a, 0) for a in das])
+            if any(a in tb.rd_err_addrs for a in das) or k > rt:
+                want = [True] * (rt + 1)        # the batch becomes an error batch
+            else:
+                want = [True] * k + [False]
+            ch = rs[i:i + len(want)]
+            assert len(ch) == len(want), f"{fmt(r0)}: {len(ch)} tries, expected {len(want)} (errors {want})"
+            for a, b in zip(ch, ch[1:]):
+                assert key(b) == key(a), f"{fmt(r0)}: try {ch.index(b)} is a different {fmt(b)}"
+                assert a["done"] is not None and b["valid"] > a["done"], \
+                    f"{fmt(b)} issued again before the failed try's status (cycle {a['done']})"
+            assert [r["err"] for r in ch] == want, f"{fmt(r0)}: tries failed {[r['err'] for r in ch]}, faults {want}"
+            fetches.append(ch)
+            i += len(ch)
+    heads = sorted((ch[0] for ch in fetches), key=lambda r: r["t"])
+    assert [(r["host"], r["len"]) for r in heads] == tb.qm_ok, \
+        "first reads of the fetches are not the QM grants (a read too many, missing or changed)"
+    # a retry waiting (from the cycle after its status is taken) goes before any new fetch's read
+    for ch in fetches:
+        for a, b in zip(ch, ch[1:]):
+            late = [h for h in heads if a["done"] + 2 <= h["valid"] < b["valid"]]
+            assert not late, f"{fmt(late[0])} of a QM response went before the retry {fmt(b)}"
+    n_rty = sum(len(ch) - 1 for ch in fetches)
+    assert int(tb.dut.desc_retry_count.value) == n_rty, \
+        f"desc_retry_count {int(tb.dut.desc_retry_count.value)}, expected {n_rty}"
+    return fetches
+
+
 async def setup(dut, seed, mode, rss_enable=True, default_queue=1, en=0x3F, qrange=(0, 8), key=None):
     seed = beryl_seed(seed, f"rx_engine {mode}")
     rng = random.Random(seed)
     idle, bp = MODES[mode]
-    tb = Bench(dut, rng, idle, bp)
+    tb = Bench(dut, rng, idle, bp, seed)
     key = key or (MS_KEY if seed % 2 else rng.randbytes(40))
     table = [rng.randrange(*qrange) for _ in range(tb.depth)]
     await tb.reset(key, en, table, rss_enable, default_queue)
@@ -615,6 +717,7 @@ async def finish(tb, ref_args, qcfg):
     ref.take_unused()
     check(tb, ref)
     await flush(tb, ref)
+    check_desc_reads(tb)
     return ref
 
 
@@ -912,12 +1015,173 @@ async def test_flush(dut):
         da = tb.q[2]["base"] + 16 * c["index"]
         ba = int.from_bytes(tb.host[da:da + 8], "little")
         assert bytes(tb.host[ba:ba + len(f)]) == f
+    check_desc_reads(tb)
 
 
-@pytest.mark.parametrize("ports,slots,slot_bytes", [(1, 32, 16384), (2, 8, 16384)])
-def test_beryl_nic_rx_engine(ports, slots, slot_bytes):
+# ---------------------------------------------------------------- failed descriptor reads issued again
+
+
+def grants(tb, qi):
+    """The QM model's grants of queue qi's posted descriptors from its consumer pointer, all posted before
+    traffic: [first pointer, count] per grant (RX_DESC_BATCH = 8 wanted, cut at the producer and the ring end)."""
+    q, out = tb.q[qi], []
+    p = q["cons"]
+    while p != q["prod"]:
+        n = min(8, (q["prod"] - p) & 0xFFFF, (1 << RING_LOG) - p % (1 << RING_LOG))
+        out.append((p, n))
+        p = (p + n) & 0xFFFF
+    return out
+
+
+def desc_addr(tb, qi, ptr):
+    return tb.q[qi]["base"] + 16 * (ptr % (1 << RING_LOG))
+
+
+async def desc_retry(dut, mode, seed, kinds):
+    """Two queues (the second starts 3 descriptors before its ring end: a short first grant, then the wrap), about
+    half of the grants carry transient read faults (one or two descriptors, failing k of `kinds` times: the
+    read fails max k times); enough frames to use more than DCACHE_BATCHES batches of a queue, so cache batch
+    tags are reused after a retried read. Everything against the reference (a descriptor whose latest read
+    failed completes with CPL_DMA_ERR) and check_desc_reads (tries per fetch). Returns (tb, faulted fetches:
+    {(queue, first pointer): (pointers, k)} of the grants the engine fetched, frame completions)."""
+    tb, rng, args = await setup(dut, seed, mode, default_queue=0, qrange=(0, 2))
+    rt = tb.retries
+    tb.q[1].update(prod=(1 << RING_LOG) - 3, cons=(1 << RING_LOG) - 3)
+    faults = {}
+    for qi in (0, 1):
+        tb.post(qi, 2048, 240)
+        for p, n in grants(tb, qi):
+            r = rng.random()
+            ks = [rng.choice(kinds)] if r < 0.35 else [rng.choice(kinds) for _ in range(2)] if r < 0.5 else []
+            ptrs = [(p + i) & 0xFFFF for i in range(n)]
+            for k, ptr in zip(ks, rng.sample(ptrs, min(len(ks), n))):
+                tb.flaky(desc_addr(tb, qi, ptr), k)
+            if ks:
+                faults[(qi, p)] = (ptrs, max(tb.rd_flaky0.get(desc_addr(tb, qi, x), 0) for x in ptrs))
+    qcfg = snapshot(tb)
+    for _ in range(300):
+        tb.send(rng.randrange(tb.ports), make_frame(rng, rng.randint(60, 400)))
+    await finish(tb, args, qcfg)
+    fetches = check_desc_reads(tb)
+    reads = {ch[0]["host"]: len(ch) for ch in fetches}
+    fetched = {fk: fv for fk, fv in faults.items() if desc_addr(tb, fk[0], fk[1]) in reads}
+    for (qi, p), (ptrs, k) in fetched.items():
+        assert reads[desc_addr(tb, qi, p)] == min(k, rt) + 1, f"queue {qi} grant at {p} (fails {k} times)"
+    assert len(fetched) >= 10, f"only {len(fetched)} faulty grants fetched"
+    assert int(dut.desc_retry_count.value) == sum(min(k, rt) for _, k in fetched.values())
+    # a reused cache batch tag carried a retried read before a faulty one
+    tags = [ch[0]["tag"] for ch in fetches if len(ch) > 1]
+    assert not rt or len(tags) > len(set(tags)), "no cache batch tag retried twice"
+    cp = [decode_cpl(v) for _, v in tb.cpls if decode_cpl(v)["status"] != CPL_UNUSED]
+    dut._log.info("desc retry %s kinds %s: %d frames, %d faulty grants fetched, %d retries, %d DMA errors",
+                  mode, kinds, len(cp), len(fetched), int(dut.desc_retry_count.value), int(dut.dma_err_count.value))
+    return tb, fetched, cp
+
+
+@cocotb.test()
+async def test_desc_retry(dut):
+    """Descriptor reads failing once or RX_DESC_RETRIES times, no stalls and random idle + backpressure: every
+    frame delivered intact (reference), no CPL_DMA_ERR, each faulty grant read min(k, RX_DESC_RETRIES) + 1
+    times with the same read, desc_retry_count = the failures. RX_DESC_RETRIES = 0: the first failure is
+    final (the frames that get those descriptors complete with CPL_DMA_ERR), no read issued again."""
+    for mode, seed in (("plain", 61), ("both", 62)):
+        tb, fetched, cp = await desc_retry(dut, mode, seed, [1, max(tb_retries(), 1)])
+        if tb.retries:
+            assert all(c["status"] == CPL_OK for c in cp), [c for c in cp if c["status"] != CPL_OK][:3]
+            assert int(dut.dma_err_count.value) == 0
+        else:
+            assert int(dut.desc_retry_count.value) == 0 and int(dut.dma_err_count.value) > 0
+
+
+@cocotb.test()
+async def test_desc_retry_exhausted(dut):
+    """Descriptor reads failing RX_DESC_RETRIES + 1 times (one descriptor; some grants with a second one failing
+    once), random idle + backpressure: the read is issued RX_DESC_RETRIES + 1 times (not once more, when it
+    would succeed), then every frame that gets one of that grant's descriptors completes with CPL_DMA_ERR
+    (the reference's rule for a failed fetch), every other frame is delivered."""
+    rt = tb_retries()
+    tb, fetched, cp = await desc_retry(dut, "both", 63, [rt + 1, rt + 1, 1] if rt else [1])
+    bad = {(qi, x) for (qi, _), (ptrs, k) in fetched.items() if k > rt for x in ptrs}
+    assert bad
+    n_err = 0
+    for c in cp:
+        want = CPL_DMA_ERR if (c["queue"], c["index"]) in bad else CPL_OK
+        assert c["status"] == want, f"frame completion {c}: expected status {want}"
+        n_err += want == CPL_DMA_ERR
+    assert n_err > 0 and int(dut.dma_err_count.value) == n_err
+
+
+@cocotb.test()
+async def test_flush_retry(dut):
+    """Flush (queue re-configuration) while a descriptor read fails and is retried: the flush taken while the
+    retry waits to be issued (DMA read channel held) or while it is in flight, with a read failing
+    RX_DESC_RETRIES times (the retry succeeds) or RX_DESC_RETRIES + 1 times (an error batch): nothing hangs,
+    the retries go on as for any batch (check_desc_reads), the flushed batch's descriptors are never completed
+    (no CPL_DMA_ERR either), frames before and after the flush take fresh grants in ring order.
+    RX_DESC_RETRIES = 0: the first failure is final, the four frames waiting complete with CPL_DMA_ERR before
+    the flush, the four after it take fresh grants."""
+    tb, rng, args = await setup(dut, 44, "plain", rss_enable=False, default_queue=2)
+    rt = tb.retries
+    tb.post(2, 2048, 400)
+    tb.rd_lat = 40
+    for k, hold in [(max(rt, 1), True), (max(rt, 1), False), (rt + 1, True), (rt + 1, False)]:
+        tb.flush_req.append((2, None))      # the queue's entry leaves: the next frame fetches at the QM pointer
+        await quiesce(tb)
+        p = tb.q[2]["cons"]
+        tb.flaky(desc_addr(tb, 2, p + rng.randrange(8)), k)
+        c0, n0 = len(tb.cpls), len(tb.rd_log)
+        for _ in range(4):
+            tb.send(0, make_frame(rng, 300))
+        await tb.run(lambda: len(tb.rd_log) > n0 and tb.rd_log[n0]["done"] is not None)
+        r0 = tb.rd_log[n0]
+        assert r0["host"] == desc_addr(tb, 2, p) and r0["err"]
+        same = lambda: [r for r in tb.rd_log[n0:] if (r["host"], r["tag"]) == (r0["host"], r0["tag"])]  # noqa: E731
+        if not rt:
+            # no retry: the failure is final, the waiting frames take the error batch before the flush
+            await tb.run(lambda: len(queue_cpls(tb, 2, c0)) == 4)
+        if hold:
+            tb.rd_block = True
+            c1 = tb.cycle
+            await tb.run(lambda: tb.cycle >= c1 + 4)
+            if rt:
+                assert dut.rd_desc_valid.value == 1 and int(dut.rd_desc_host_addr.value) == r0["host"] and \
+                    len(same()) == 1, "the retry is not waiting at the flush"
+        elif rt:
+            await tb.run(lambda: len(same()) == 2)
+            assert same()[1]["done"] is None, "the retry is not in flight at the flush"
+        g = []
+        tb.flush_req.append((2, lambda: g.append(tb.q[2]["cons"])))
+        await tb.run(lambda: not tb.flush_req)
+        c1 = tb.cycle
+        await tb.run(lambda: tb.cycle >= c1 + 4)
+        tb.rd_block = False
+        for _ in range(4):
+            tb.send(0, make_frame(rng, 300))
+        await quiesce(tb)
+        got = queue_cpls(tb, 2, c0)
+        pre = 0 if rt else 4
+        assert [(c["status"], c["index"]) for c in got[:pre]] == [(CPL_DMA_ERR, p + i) for i in range(pre)], got
+        got = got[pre:]
+        assert [c["status"] for c in got] == [CPL_OK] * (8 - pre), got
+        idx = [c["index"] for c in got]
+        assert idx[0] >= g[0] and idx == list(range(idx[0], idx[0] + 8 - pre)), f"flush at pointer {g[0]}: {idx}"
+        assert len(same()) == min(k, rt) + 1
+    check_desc_reads(tb)
+    assert int(dut.dma_err_count.value) == (0 if rt else 16)
+
+
+# RX_DESC_RETRIES = 0 (a failed descriptor read is final, the behaviour before retries): the tests with read
+# faults only
+FAULT_TESTS = ["test_errors_plain", "test_errors_both", "test_flush", "test_desc_retry", "test_desc_retry_exhausted",
+               "test_flush_retry"]
+
+
+@pytest.mark.parametrize("ports,slots,slot_bytes,retries,tests", [(1, 32, 16384, 2, None), (2, 8, 16384, 2, None),
+                                                                  (1, 8, 16384, 0, FAULT_TESTS)])
+def test_beryl_nic_rx_engine(ports, slots, slot_bytes, retries, tests):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
     import beryl_sim
     beryl_sim.run("beryl_nic_rx_engine", "rtl/nic/beryl_nic_rx_engine.f", "test_beryl_nic_rx_engine",
-                  Path(__file__).parent,
-                  parameters={"PORT_COUNT": ports, "SLOTS": slots, "SLOT_BYTES": slot_bytes})
+                  Path(__file__).parent, testcase=tests,
+                  parameters={"PORT_COUNT": ports, "SLOTS": slots, "SLOT_BYTES": slot_bytes,
+                              "RX_DESC_RETRIES": retries})
