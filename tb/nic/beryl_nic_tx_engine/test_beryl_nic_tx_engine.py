@@ -1240,6 +1240,25 @@ async def test_desc_resync_long(dut):
         tb.check(qs)
 
 
+async def random_queues_run(tb, qidx, cq, post, faults=lambda q: None):
+    """Four queues (qidx.., completion queues cq..) whose rings start at a random pointer (so they wrap), each
+    filled to 40 descriptors by post(q) (one packet a call) and then given faults(q); run until all of them
+    completed and check everything against the reference. Returns the completions' statuses."""
+    qs = []
+    for k in range(4):
+        q = tb.add_queue(qidx + k, 6, cq=cq + k, aux=k % tb.ports)
+        q.prod = q.cons = tb.rng.randrange(64)
+        while len(q.descs) < 40:
+            post(q)
+        faults(q)
+        qs.append(q)
+    tb.schedule(q.idx for q in qs)
+    await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
+    await tb.finish()
+    tb.check(qs)
+    return [st for q in qs for _, st in cpl_list(tb, q)]
+
+
 @cocotb.test()
 async def test_desc_faults_random(dut):
     """Random packets (1..5 descriptors, some longer than a batch), rings that wrap, random descriptor-read
@@ -1249,24 +1268,19 @@ async def test_desc_faults_random(dut):
     tb = Bench(dut, seed=beryl_seed.seed(55, "test_desc_faults_random"), idle=0.3, bp=0.3, dma_delay=10)
     await tb.reset()
     rng, nb = tb.rng, tb.desc_batch
-    qs = []
-    for k in range(4):
-        q = tb.add_queue(81 + k, 6, cq=24 + k, aux=k % tb.ports)
-        q.prod = q.cons = rng.randrange(64)
-        while len(q.descs) < 40:
-            post_chain(tb, q, rng.choice([1, 1, 2, 3, 5, nb + 1]) if len(q.descs) < 34 else 1)
+
+    def post(q):
+        post_chain(tb, q, rng.choice([1, 1, 2, 3, 5, nb + 1]) if len(q.descs) < 34 else 1)
+
+    def faults(q):
         for b in range(1, len(tb.batches(q))):
             r = rng.random()
             if r < 0.25:
                 batch_fault(tb, q, b)
             elif r < 0.5:
                 batch_fault(tb, q, b, rng.randint(1, tb.retries + 1))
-        qs.append(q)
-    tb.schedule(q.idx for q in qs)
-    await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
-    await tb.finish()
-    tb.check(qs)
-    sts = [st for q in qs for _, st in cpl_list(tb, q)]
+
+    sts = await random_queues_run(tb, 81, 24, post, faults)
     dut._log.info("desc faults random: %d completions, %d DMA_ERR, %d retries", len(sts), sts.count(CPL_DMA_ERR),
                   int(dut.desc_retry_count.value))
     assert sts.count(CPL_DMA_ERR) > 10 and sts.count(CPL_OK) > 20
@@ -1360,28 +1374,21 @@ async def test_data_faults_random(dut):
     tb = Bench(dut, seed=beryl_seed.seed(57, "test_data_faults_random"), idle=0.3, bp=0.3, dma_delay=10)
     await tb.reset()
     rng, rt = tb.rng, tb.data_retries
-    qs = []
-    for k in range(4):
-        q = tb.add_queue(95 + k, 6, cq=34 + k, aux=k % tb.ports)
-        q.prod = q.cons = rng.randrange(64)
-        while len(q.descs) < 40:
-            nd = rng.choice([1, 1, 2, 3, 5]) if len(q.descs) < 35 else 1
-            post_chain(tb, q, nd)
-            ch, r = q.descs[-nd:], rng.random()
-            if r < 0.35:
-                data_fault(tb, rng.choice(ch), rng.randint(1, rt + 1))
-            elif r < 0.45 and nd > 1:
-                a, b = rng.sample(ch, 2)
-                data_fault(tb, a, rng.randint(1, rt + 1))
-                data_fault(tb, b, rng.randint(1, rt + 1))
-            elif r < 0.5:
-                data_fault(tb, rng.choice(ch))
-        qs.append(q)
-    tb.schedule(q.idx for q in qs)
-    await tb.run(tb.idle_done(sum(len(tb.expected(q)) for q in qs)))
-    await tb.finish()
-    tb.check(qs)
-    sts = [st for q in qs for _, st in cpl_list(tb, q)]
+
+    def post(q):
+        nd = rng.choice([1, 1, 2, 3, 5]) if len(q.descs) < 35 else 1
+        post_chain(tb, q, nd)
+        ch, r = q.descs[-nd:], rng.random()
+        if r < 0.35:
+            data_fault(tb, rng.choice(ch), rng.randint(1, rt + 1))
+        elif r < 0.45 and nd > 1:
+            a, b = rng.sample(ch, 2)
+            data_fault(tb, a, rng.randint(1, rt + 1))
+            data_fault(tb, b, rng.randint(1, rt + 1))
+        elif r < 0.5:
+            data_fault(tb, rng.choice(ch))
+
+    sts = await random_queues_run(tb, 95, 34, post)
     dut._log.info("data faults random: %d completions, %d DMA_ERR, %d data retries", len(sts),
                   sts.count(CPL_DMA_ERR), int(dut.data_retry_count.value))
     assert sts.count(CPL_DMA_ERR) >= 4 and sts.count(CPL_OK) > (40 if rt else 20)  # the mix is not degenerate
