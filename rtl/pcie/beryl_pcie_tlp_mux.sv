@@ -50,6 +50,7 @@ module beryl_pcie_tlp_mux #(
   logic              out_free;
   logic              xfer;
   logic [IDX_W:0]    idx;
+  logic              gclk;
 
   always_comb begin
     // Round robin: the first valid port at or after rr_ptr_q, wrapping.
@@ -73,7 +74,7 @@ module beryl_pcie_tlp_mux #(
     s_tlp_ready[sel] = out_free && (locked_q || pick_valid);
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (xfer) begin
       m_tlp_hdr  <= s_tlp_hdr[sel*128 +: 128];
       m_tlp_data <= s_tlp_data[sel*TLP_DATA_W +: TLP_DATA_W];
@@ -101,6 +102,15 @@ module beryl_pcie_tlp_mux #(
       end
     end
   end
+
+  // Clock gate (sim/README.md, "Clock gates"): the output register loads only with a transfer (an
+  // input valid) and clears only while valid; the lock and round-robin state change only with a
+  // transfer.
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || (|s_tlp_valid) || m_tlp_valid),
+    .gclk (gclk)
+  );
 
 endmodule
 

@@ -79,6 +79,7 @@ module beryl_pcie_us_prepend #(
   logic [K1-1:0]         in_carry_keep;
   logic [DATA_W-1:0]     share_data;
   logic [N-1:0]          share_keep;
+  logic                  gclk;
 
   // A flush beat whose dwords all sit in the lower half can take the next TLP's first beat
   // in its upper half. The beat after an eop is always a sop, so no need to look at sop.
@@ -162,7 +163,7 @@ module beryl_pcie_us_prepend #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (in_fire) begin
       carry_q      <= in_carry;
       carry_keep_q <= in_carry_keep;
@@ -170,7 +171,7 @@ module beryl_pcie_us_prepend #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rst) begin
       flush_q <= 1'b0;
     end else if (in_fire) begin
@@ -183,7 +184,7 @@ module beryl_pcie_us_prepend #(
   beryl_pcie_us_skid #(
     .DATA_W(DATA_W + N + 4 + 2 * IDX_W + SIDE_W)
   ) u_out_skid (
-    .clk    (clk),
+    .clk    (gclk),
     .rst    (rst),
     // the data in the low bits: word-aligned copies in the C++ model, not a shift per word
     .s_data ({out_side, out_eop_lo_idx, out_last_idx, out_eop_lo, out_sop_mid, out_sop, out_last,
@@ -194,6 +195,16 @@ module beryl_pcie_us_prepend #(
               m_axis_tkeep, m_axis_tdata}),
     .m_valid(m_axis_tvalid),
     .m_ready(m_axis_tready)
+  );
+
+  // Clock gate (sim/README.md, "Clock gates"): the carry registers load only with an input beat,
+  // flush_q changes with one or clears when set, and the skid buffer changes only with a beat
+  // offered to it (out_valid: flush_q or an input beat) or one in it (m_axis_tvalid; the spare
+  // entry is used only while the main one is full).
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || s_tlp_valid || flush_q || m_axis_tvalid),
+    .gclk (gclk)
   );
 
 endmodule

@@ -101,6 +101,7 @@ module beryl_pcie_us_rc #(
 
     // in_pkt_q: a TLP continues into the next beat; next_lane_q: lane of the next TLP to start.
     logic in_pkt_q, next_lane_q;
+    logic gclk;
 
     logic         lo_used, lo_new, lo_end, hi_used, hi_end, lo_lane, hi_lane;
     logic [3:0]   hi_eop_ptr;
@@ -166,7 +167,7 @@ module beryl_pcie_us_rc #(
       );
     end
 
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (rst) begin
         in_pkt_q    <= 1'b0;
         next_lane_q <= 1'b0;
@@ -189,13 +190,22 @@ module beryl_pcie_us_rc #(
     assign {rx_cpl_tlp_err_code, rx_cpl_tlp_req_done, rx_cpl_tlp_hdr} =
       lane_out_side[out_lane_q*SIDE_W +: SIDE_W];
 
-    always_ff @(posedge clk) begin
+    always_ff @(posedge gclk) begin
       if (rst) begin
         out_lane_q <= 1'b0;
       end else if (rx_cpl_tlp_valid && rx_cpl_tlp_ready && rx_cpl_tlp_eop) begin
         out_lane_q <= !out_lane_q;
       end
     end
+
+    // Clock gate (sim/README.md, "Clock gates") for the lane and merge state above (the lanes gate
+    // themselves): in_pkt_q/next_lane_q change only with an RC beat, out_lane_q only with an output
+    // beat of a lane.
+    beryl_clk_gate u_gate (
+      .clk  (clk),
+      .en   (rst || s_axis_rc_tvalid || (|lane_out_valid)),
+      .gclk (gclk)
+    );
   end else begin : g_plain
     // ---- one TLP per beat: tlast/tkeep delimit packets; of tuser only discontinue is needed
     logic unused_ok;

@@ -1,3 +1,4 @@
+-f ../common/beryl_clk_gate.f
 beryl_pcie_pkg.sv
 -f beryl_pcie_us_skid.f
 beryl_pcie_us_strip.sv

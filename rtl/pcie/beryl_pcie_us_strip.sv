@@ -69,6 +69,7 @@ module beryl_pcie_us_strip #(
   logic              in_fire, in_upper_empty, in_first, in_mid;
   logic [U*32-1:0]   in_upper;
   logic [U-1:0]      in_upper_keep;
+  logic              gclk;
 
   // A beat with the hold empty or holding a finished packet starts a new packet.
   assign in_first       = !hold_valid_q || hold_last_q;
@@ -112,7 +113,7 @@ module beryl_pcie_us_strip #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (in_fire) begin
       hold_data_q <= in_upper;
       hold_keep_q <= in_upper_keep;
@@ -126,7 +127,7 @@ module beryl_pcie_us_strip #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rst) begin
       hold_valid_q <= 1'b0;
     end else if (in_fire) begin
@@ -141,7 +142,7 @@ module beryl_pcie_us_strip #(
   beryl_pcie_us_skid #(
     .DATA_W(DATA_W + N + 3 + SIDE_W)
   ) u_out_skid (
-    .clk    (clk),
+    .clk    (gclk),
     .rst    (rst),
     // the data in the low bits: word-aligned copies in the C++ model, not a shift per word
     .s_data ({hold_side_q, out_bad, out_eop, hold_sop_q, out_strb, out_data}),
@@ -150,6 +151,16 @@ module beryl_pcie_us_strip #(
     .m_data ({m_side, m_bad, m_tlp_eop, m_tlp_sop, m_tlp_strb, m_tlp_data}),
     .m_valid(m_tlp_valid),
     .m_ready(m_tlp_ready)
+  );
+
+  // Clock gate (sim/README.md, "Clock gates"): the hold registers load only with an input beat,
+  // hold_valid_q also clears when the held beat goes out (so it is set), and the skid buffer changes
+  // only with a beat offered to it (out_valid needs hold_valid_q) or one in it (m_tlp_valid; the
+  // spare entry is used only while the main one is full).
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || s_axis_tvalid || hold_valid_q || m_tlp_valid),
+    .gclk (gclk)
   );
 
 endmodule
