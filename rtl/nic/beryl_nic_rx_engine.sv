@@ -706,13 +706,16 @@ module beryl_nic_rx_engine #(
   // a failed read waiting for its retry goes before the next QM response's read
   logic                  rty_any, rty_go;
   logic [CB_W-1:0]       rty_ci;
+  assign rty_any       = b_rty_q != '0;
+  // the scan runs only with a retry waiting (the C++ model evaluates it in no other cycle)
   always_comb begin
     rty_ci = '0;
-    for (int i = CB - 1; i >= 0; i--) begin
-      if (b_rty_q[i]) rty_ci = CB_W'(i);
+    if (rty_any) begin
+      for (int i = CB - 1; i >= 0; i--) begin
+        if (b_rty_q[i]) rty_ci = CB_W'(i);
+      end
     end
   end
-  assign rty_any       = b_rty_q != '0;
   assign rty_go        = rty_any && (!rd_desc_valid_q || rd_desc_ready);
   assign op_rsp_ready  = (!rd_desc_valid_q || rd_desc_ready) && !rty_any;
   assign rsp_fire      = op_rsp_valid && op_rsp_ready;

@@ -367,13 +367,16 @@ module beryl_nic_tx_engine #(
   // the lowest batch slot whose failed fetch waits for a retry; issued when no new fetch waits
   logic            rty_any, rty_go;
   logic [BS_W-1:0] rty_b;
+  assign rty_any = b_rty_q != '0;
+  // the scan runs only with a retry waiting (the C++ model evaluates it in no other cycle)
   always_comb begin
     rty_b = '0;
-    for (int b = BATCH_SLOTS - 1; b >= 0; b--) begin
-      if (b_rty_q[b]) rty_b = BS_W'(b);
+    if (rty_any) begin
+      for (int b = BATCH_SLOTS - 1; b >= 0; b--) begin
+        if (b_rty_q[b]) rty_b = BS_W'(b);
+      end
     end
   end
-  assign rty_any = b_rty_q != '0;
 
   // ------------------------------------------------------------------ QM op port / command intake
   localparam logic [1:0] OP_IDLE = 2'd0, OP_REQ = 2'd1, OP_RSP = 2'd2;

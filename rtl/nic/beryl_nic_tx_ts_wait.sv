@@ -66,6 +66,7 @@ module beryl_nic_tx_ts_wait #(
   logic [TAG_W-1:0]  ret_off, n_unres;
   logic [IDX_W-1:0]  ret_idx, tp_idx;
   logic              hit, tp_any, tp_got, tp_wait, adv, adv_mm, adv_to;
+  logic              gclk;
 
   assign alloc_space = (wr_q - rd_q) != TAG_W'(DEPTH);
   assign alloc_tag   = wr_q;
@@ -92,7 +93,7 @@ module beryl_nic_tx_ts_wait #(
   assign head_ent   = ent_q[rd_q[IDX_W-1:0]];
   assign head_ts    = ts_q[rd_q[IDX_W-1:0]];
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (alloc_valid) begin
       ent_q[wr_q[IDX_W-1:0]]  <= alloc_ent;
       ts_q[wr_q[IDX_W-1:0]]   <= (RET_EN != 0 && alloc_need) ? 64'd0 : alloc_ts;
@@ -106,7 +107,7 @@ module beryl_nic_tx_ts_wait #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (alloc_valid) begin
       wr_q   <= wr_q + 1'b1;
       open_q <= alloc_open;
@@ -138,6 +139,16 @@ module beryl_nic_tx_ts_wait #(
       spurious_count <= '0;
     end
   end
+
+  // Clock gate (sim/README.md, "Clock gates"): the entries change only with an allocation or a
+  // return, the pointers with an allocation, a close, a resolution (tp_any) or a release (head_pop),
+  // skip and the counters with a return or a resolution; age_q counts only while tp_any and clears
+  // in the cycle after (age_q != 0 covers that cycle).
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || alloc_valid || close_valid || ret_valid || head_pop || tp_any || age_q != '0),
+    .gclk (gclk)
+  );
 
 endmodule
 
