@@ -83,32 +83,47 @@ module beryl_ptp_clock #(
   assign adj_take = adj_valid && !set_tod_valid;
   assign set_ok   = set_tod[47:16] < 32'd1000000000;
 
+  // The step registers below reload only when the increment or an adjustment changes them: a new
+  // increment, an adjustment, or the cycle after one (back to the plain increment). In other cycles
+  // they already hold what this computes from incr_q, so it is skipped (a C++ model would evaluate
+  // it in every cycle).
+  logic step_upd;
+  assign step_upd = incr_valid || adj_take || adj_pend_q;
+
   always_comb begin
-    // offset in fns units: sign-extend {ns32, fns16}, then scale 2^-16 -> 2^-FNS_W
-    off_ext = adj_take ? ({{(S_W - 48){adj_offset[47]}}, adj_offset} << (FNS_W - 16)) : '0;
-    s_sum   = {{(S_W - INCR_W){1'b0}}, incr_sel} + off_ext;
-    s_int   = s_sum[S_W-1:FNS_W];
-    // floor division by 10^9 for s_int in [-2^31, 2^31 + 256): k in -3..2
-    if (s_int >= 35'sd2000000000) begin
-      s_k = 3'd2;
-      s_rem = s_int - 35'sd2000000000;
-    end else if (s_int >= 35'sd1000000000) begin
-      s_k = 3'd1;
-      s_rem = s_int - 35'sd1000000000;
-    end else if (s_int >= 35'sd0) begin
-      s_k = 3'd0;
-      s_rem = s_int;
-    end else if (s_int >= -35'sd1000000000) begin
-      s_k = 3'b111;
-      s_rem = s_int + 35'sd1000000000;
-    end else if (s_int >= -35'sd2000000000) begin
-      s_k = 3'b110;
-      s_rem = s_int + 35'sd2000000000;
-    end else begin
-      s_k = 3'b101;
-      s_rem = s_int + 35'sd3000000000;
+    off_ext  = '0;
+    s_sum    = '0;
+    s_int    = '0;
+    s_k      = '0;
+    s_rem    = '0;
+    add_lo_d = '0;
+    if (step_upd) begin
+      // offset in fns units: sign-extend {ns32, fns16}, then scale 2^-16 -> 2^-FNS_W
+      off_ext = adj_take ? ({{(S_W - 48){adj_offset[47]}}, adj_offset} << (FNS_W - 16)) : '0;
+      s_sum   = {{(S_W - INCR_W){1'b0}}, incr_sel} + off_ext;
+      s_int   = s_sum[S_W-1:FNS_W];
+      // floor division by 10^9 for s_int in [-2^31, 2^31 + 256): k in -3..2
+      if (s_int >= 35'sd2000000000) begin
+        s_k = 3'd2;
+        s_rem = s_int - 35'sd2000000000;
+      end else if (s_int >= 35'sd1000000000) begin
+        s_k = 3'd1;
+        s_rem = s_int - 35'sd1000000000;
+      end else if (s_int >= 35'sd0) begin
+        s_k = 3'd0;
+        s_rem = s_int;
+      end else if (s_int >= -35'sd1000000000) begin
+        s_k = 3'b111;
+        s_rem = s_int + 35'sd1000000000;
+      end else if (s_int >= -35'sd2000000000) begin
+        s_k = 3'b110;
+        s_rem = s_int + 35'sd2000000000;
+      end else begin
+        s_k = 3'b101;
+        s_rem = s_int + 35'sd3000000000;
+      end
+      add_lo_d = {s_rem[29:0], s_sum[FNS_W-1:0]};
     end
-    add_lo_d = {s_rem[29:0], s_sum[FNS_W-1:0]};
   end
 
   always_ff @(posedge clk) begin
@@ -121,16 +136,21 @@ module beryl_ptp_clock #(
       adj_pend_q <= 1'b0;
       set_err    <= 1'b0;
     end else begin
-      incr_q     <= incr_sel;
-      add_lo_q   <= add_lo_d;
-      add_hi_q   <= {2'b00, add_lo_d} - ONE_SEC;
-      add_sec_q  <= s_k;
+      if (step_upd) begin
+        incr_q     <= incr_sel;
+        add_lo_q   <= add_lo_d;
+        add_hi_q   <= {2'b00, add_lo_d} - ONE_SEC;
+        add_sec_q  <= s_k;
+      end
       set_pend_q <= set_tod_valid && set_ok;
       adj_pend_q <= adj_take;
       set_err    <= set_tod_valid && !set_ok;
     end
-    set_sec_q <= set_tod[95:48];
-    set_nsf_q <= NSF_W'(set_tod[45:0]) << (FNS_W - 16);
+    // read only in the cycle after a set (set_pend_q)
+    if (set_tod_valid) begin
+      set_sec_q <= set_tod[95:48];
+      set_nsf_q <= NSF_W'(set_tod[45:0]) << (FNS_W - 16);
+    end
   end
 
   // ---------------------------------------------------------------------------------------------

@@ -79,15 +79,26 @@ module beryl_ptp_perout #(
   logic [32:0]       skip_sum;
   logic [6:0]        skip_log2;  // a skip passes 2^skip_log2 edges
 
-  assign tod_c     = C_W'({1'b0, tod}) << (PFNS_W - 16);
   assign next1     = t_add(edge_q, {17'd0, per_sec_q, per_nsf_q});
   assign nextj     = t_add(edge_q, jump_q);
   assign dbl       = t_add(jump_q, jump_q);
   assign fall_d    = t_add(edge_q, {49'd0, wid_q, PFNS_W'(0)});
-  assign due       = t_cmp(edge_q) <= tod_c;
-  assign next1_due = t_cmp(next1) <= tod_c;
-  assign nextj_due = t_cmp(nextj) <= tod_c;
-  assign fall_due  = t_cmp(fall_q) <= tod_c;
+  // The comparisons with tod are read only while armed (every use is under armed_q); computed only
+  // then, since tod changes every cycle and the C++ model would otherwise evaluate them in every one.
+  always_comb begin
+    tod_c     = '0;
+    due       = 1'b0;
+    next1_due = 1'b0;
+    nextj_due = 1'b0;
+    fall_due  = 1'b0;
+    if (armed_q) begin
+      tod_c     = C_W'({1'b0, tod}) << (PFNS_W - 16);
+      due       = t_cmp(edge_q) <= tod_c;
+      next1_due = t_cmp(next1) <= tod_c;
+      nextj_due = t_cmp(nextj) <= tod_c;
+      fall_due  = t_cmp(fall_q) <= tod_c;
+    end
+  end
   assign stale     = armed_q && due && (tod_step || resync_q);
   assign fire      = armed_q && due && !tod_step && !resync_q;
   assign arm       = enable && !en_q;
