@@ -138,7 +138,9 @@ void Vberyl_nic_us_top___024root___eval_triggers_vec__act(Vberyl_nic_us_top___02
 static inline void rise_triggers(const Vberyl_nic_us_top___024root* r, uint64_t (&w)[BERYL_SIM_TRIG_WORDS]) {
   for (int i = 0; i < BERYL_SIM_TRIG_WORDS; i++) w[i] = 0;
   w[BERYL_SIM_TRIG_CLK_WORD] = uint64_t(1) << BERYL_SIM_TRIG_CLK_BIT;   // posedge clk
-#define BERYL_TRIG_BIT(word, bit, g) w[word] |= uint64_t(r->g##__DOT__gate_en_l & 1u) << (bit);
+// (a 1-bit variable of a Verilator model holds 0 or 1: Verilator keeps the bits above a variable's
+// width zero, so the latch value needs no mask)
+#define BERYL_TRIG_BIT(word, bit, g) w[word] |= uint64_t(r->g##__DOT__gate_en_l) << (bit);
   BERYL_SIM_TRIGS(BERYL_TRIG_BIT)
 #undef BERYL_TRIG_BIT
 }

@@ -35,6 +35,23 @@ def c_name(dotted):
     return s.replace(".", "__DOT__")
 
 
+def act_triggers(text):
+    """{index: description} of the act-region triggers, as Verilator's debug dump names them"""
+    dump = re.search(r"___dump_triggers__act\([^)]*\) \{\n.*?\n}\n", text, re.S)
+    if not dump:
+        fail("no _dump_triggers__act in the verilated sources (Verilator version changed?)")
+    return {int(m.group(1)): m.group(2)
+            for m in re.finditer(r"region trigger index (\d+) is active: (.*?)\\n", dump.group(0))}
+
+
+def clk_trigger(act):
+    """the index of the one act trigger @(posedge clk)"""
+    clk_idx = [i for i, t in act.items() if t == "@(posedge clk)"]
+    if len(clk_idx) != 1:
+        fail(f"expected one act trigger @(posedge clk), found {len(clk_idx)}")
+    return clk_idx[0]
+
+
 def main():
     vdir, top, out = sys.argv[1:4]
     root = f"V{top}___024root"
@@ -42,23 +59,14 @@ def main():
     if not srcs:
         fail(f"no {root}__*.cpp in {vdir}")
     text = "".join(open(p).read() for p in srcs)
-
-    # the act-region trigger list, as Verilator's debug dump names it
-    dump = re.search(r"___dump_triggers__act\([^)]*\) \{\n.*?\n}\n", text, re.S)
-    if not dump:
-        fail("no _dump_triggers__act in the verilated sources (Verilator version changed?)")
-    act = {}
-    for m in re.finditer(r"region trigger index (\d+) is active: (.*?)\\n", dump.group(0)):
-        act[int(m.group(1))] = m.group(2)
+    act = act_triggers(text)
     ico = re.search(r"___dump_triggers__ico\([^)]*\) \{\n.*?\n}\n", text, re.S)
     ico_trigs = re.findall(r"region trigger index (\d+) is active: (.*?)\\n", ico.group(0)) if ico else None
     if ico_trigs != [("0", "Internal 'ico' trigger - first iteration")]:
         fail(f"the input-combinational region has triggers {ico_trigs}; fall_fast() runs it once")
     if sorted(act) != list(range(len(act))):
         fail(f"act trigger indices are not 0..{len(act) - 1}")
-    clk_idx = [i for i, t in act.items() if t == "@(posedge clk)"]
-    if len(clk_idx) != 1:
-        fail(f"expected one act trigger @(posedge clk), found {len(clk_idx)}")
+    clk_idx = [clk_trigger(act)]
 
     # gates whose trigger expression is exactly clk & gate_en_l
     prev = {}

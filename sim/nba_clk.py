@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Drop the always-true trigger tests from the model's NBA function (sim/README.md, "Speed").
+
+Verilator 5.048's `_eval_nba` runs each clocked or combinational function of the NBA region under a
+test of the trigger bits that can change its inputs: `if ((mask & __VnbaTriggered[w]) | ...)`. In
+beryl-sim every NBA run includes posedge clk: the only clock is clk, and a clock gate's gclk = clk &
+latch can rise only together with clk (the latch changes only while clk is low). So every test whose
+masks include the clk bit is always true; in the default build that is 83 of 368 tests, about 250
+instructions per simulated cycle.
+
+This script rewrites, in the verilated sources, each such test in `_eval_nba` to `if (1U)` (the
+compiler drops it) and puts one check at the top of the function instead: an NBA run without the
+clk bit stops the simulator (VL_FATAL_MT) rather than skipping work. Every other test is kept as it
+is. It stops with an error if the function or the clk trigger cannot be found, or if a test has a
+form it does not know (anything but an OR of `mask & __VnbaTriggered[w]` terms), so a changed
+Verilator fails the build instead of building a wrong model. Idempotent (a patched file is left).
+
+    nba_clk.py VDIR TOP
+"""
+import glob
+import re
+import sys
+
+import trig_map
+from trig_map import act_triggers, clk_trigger
+
+
+def fail(msg):
+    sys.exit(f"nba_clk.py: {msg}")
+
+
+trig_map.fail = fail   # the shared parsing reports under this script's name
+
+MARK = "// beryl-sim: trigger tests with posedge clk removed (sim/nba_clk.py)"
+TERM = re.compile(r"\(*\s*(0x[0-9a-fA-F]+|\d+)ULL\s*&\s*vlSelfRef\.__VnbaTriggered\[(\d+)U\]\s*\)*")
+
+
+def term_list(cond):
+    """[(mask, word)] of a test that is an OR of trigger terms, else None"""
+    parts = [p.strip() for p in cond.split("|")]
+    out = []
+    for p in parts:
+        m = TERM.fullmatch(p)
+        if not m:
+            return None
+        out.append((int(m.group(1), 0), int(m.group(2))))
+    return out
+
+
+def patch(text, fn, clk_word, clk_bit):
+    """the patched source and the number of tests removed"""
+    start = text.find(f"void {fn}(")
+    if start < 0 or text.find("{", start) < 0:
+        fail(f"{fn} not found")
+    end = text.find("\n}\n", start)
+    body = text[start:end]
+    out, pos, removed, kept = [], 0, 0, 0
+    for m in re.finditer(r"\n(\s*)if \((.*?)\) \{", body, re.S):
+        cond = m.group(2)
+        if "__VnbaTriggered" not in cond:
+            continue
+        terms = term_list(cond)
+        if terms is None:
+            fail(f"a trigger test of unknown form in {fn}: {' '.join(cond.split())[:200]}")
+        if any(w == clk_word and mask >> clk_bit & 1 for mask, w in terms):
+            out.append(body[pos:m.start(2)])
+            out.append("1U /* posedge clk */")
+            pos = m.end(2)
+            removed += 1
+        else:
+            kept += 1
+    out.append(body[pos:])
+    new_body = "".join(out)
+    anchor = "auto& vlSelfRef = std::ref(*vlSelf).get();\n"
+    i = new_body.find(anchor)
+    if i < 0:
+        fail(f"{fn}: no vlSelfRef line to put the check after")
+    i += len(anchor)
+    check = (f"    {MARK}\n"
+             f"    if (VL_UNLIKELY(!(vlSelfRef.__VnbaTriggered[{clk_word}U] & (1ULL << {clk_bit})))) "
+             f"VL_FATAL_MT(__FILE__, __LINE__, \"\", \"beryl-sim: NBA region run without posedge clk "
+             f"(sim/nba_clk.py)\");\n")
+    new_body = new_body[:i] + check + new_body[i:]
+    if removed == 0:
+        fail(f"{fn}: no trigger test includes posedge clk (Verilator changed?)")
+    return text[:start] + new_body + text[end:], removed, kept
+
+
+def main():
+    vdir, top = sys.argv[1:3]
+    root = f"V{top}___024root"
+    srcs = sorted(glob.glob(f"{vdir}/{root}__*.cpp"))
+    if not srcs:
+        fail(f"no {root}__*.cpp in {vdir}")
+    texts = {p: open(p).read() for p in srcs}
+    clk = clk_trigger(act_triggers("".join(texts.values())))
+    fn = f"{root}___eval_nba"
+    defs = [p for p, t in texts.items() if re.search(rf"^void {fn}\(.*\) \{{$", t, re.M)]
+    if len(defs) != 1:
+        fail(f"expected one definition of {fn}, found {len(defs)}")
+    path = defs[0]
+    if MARK in texts[path]:
+        return
+    new, removed, kept = patch(texts[path], fn, clk // 64, clk % 64)
+    with open(path, "w") as f:
+        f.write(new)
+    print(f"nba_clk.py: {path}: {removed} trigger tests with posedge clk removed, {kept} kept")
+
+
+if __name__ == "__main__":
+    main()
