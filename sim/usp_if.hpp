@@ -23,17 +23,18 @@ template <std::size_t N> inline void set64(VlWide<N>& w, int i, uint64_t v) {
   w[2 * i + 1] = uint32_t(v >> 32);
 }
 inline void set64(uint64_t& q, int, uint64_t v) { q = v; }
+// bits [lsb, lsb + n) of a wide port, n 1..32 (a field may cross a 32-bit word)
 template <std::size_t N> inline void set_bits(VlWide<N>& w, int lsb, int n, uint32_t v) {
-  for (int i = 0; i < n; i++) {
-    int b = lsb + i;
-    if (v >> i & 1) w[b / 32] |= 1u << (b % 32);
-    else w[b / 32] &= ~(1u << (b % 32));
-  }
+  uint64_t mask = ((uint64_t(1) << n) - 1) << (lsb % 32);
+  uint64_t val = (uint64_t(v) << (lsb % 32)) & mask;
+  std::size_t i = std::size_t(lsb / 32);
+  w[i] = uint32_t((w[i] & ~mask) | val);
+  if ((mask >> 32) != 0 && i + 1 < N) w[i + 1] = uint32_t(((w[i + 1] & ~(mask >> 32)) | (val >> 32)));
 }
 template <std::size_t N> inline uint32_t get_bits(const VlWide<N>& w, int lsb, int n) {
-  uint32_t v = 0;
-  for (int i = 0; i < n; i++) v |= (w[(lsb + i) / 32] >> ((lsb + i) % 32) & 1u) << i;
-  return v;
+  std::size_t i = std::size_t(lsb / 32);
+  uint64_t x = uint64_t(w[i]) | (i + 1 < N ? uint64_t(w[i + 1]) << 32 : 0);
+  return uint32_t((x >> (lsb % 32)) & ((uint64_t(1) << n) - 1));
 }
 template <std::size_t N> inline void clear(VlWide<N>& w) {
   for (std::size_t i = 0; i < N; i++) w[i] = 0;
@@ -62,10 +63,11 @@ class UspIf {
     t_->cfg_current_speed = uint8_t(c.gen >= 4 ? 3 : 2);
     t_->m_axis_cc_tready = 1;
     t_->m_axis_rq_tready = 1;
+    // Device Control as the shim's cfg_mgmt reads see it: MPS [7:5], Extended Tag [8], MRRS [14:12]
+    dev_ctl_ = uint32_t(log2i(c.mps) - 7) << 5 | 1u << 8 | uint32_t(log2i(c.mrrs) - 7) << 12;
   }
 
   void drive() {
-    const PcieCfg& c = h_.cfg();
     stage_cq();
     stage_rc();
     rq_ready_ = !h_.up_full();
@@ -75,7 +77,7 @@ class UspIf {
     bool done = t_->cfg_mgmt_read && !cfg_done_;
     cfg_done_ = done;
     t_->cfg_mgmt_read_write_done = done;
-    t_->cfg_mgmt_read_data = uint32_t(log2i(c.mps) - 7) << 5 | 1u << 8 | uint32_t(log2i(c.mrrs) - 7) << 12;
+    t_->cfg_mgmt_read_data = dev_ctl_;
   }
 
   // handshakes of the cycle (pre-edge values); true if the RTL sent or took anything
@@ -293,6 +295,7 @@ class UspIf {
   Top* t_;
   bool rq_ready_ = true, cq_fire_ = false, rc_fire_ = false;
   bool cq_staged_ = false, rc_staged_ = false, cfg_done_ = false;
+  uint32_t dev_ctl_ = 0;
   uint32_t rc_off_ = 0, rc_commit_off_ = 0;
   int rc_commit_n_ = 0;
   int rc_touch_n_ = 0;
