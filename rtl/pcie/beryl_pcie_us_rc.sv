@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // UltraScale+ requester completion (RC) -> neutral rx_cpl TLP stream: decodes the 96-bit RC
 // descriptor into tlp_cpl_hdr_t and realigns the payload to dword 0. Every RC packet, error
-// reports included, yields a header so the DMA engine sees the status. Latency 2 cycles.
+// reports included, yields a header so the DMA engine sees the status. Latency 3 cycles (an input
+// register, then the strip's two).
 // Without straddle one beat per cycle. With RC_STRADDLE (512-bit) a beat may carry the end of
 // one TLP and the start of the next at dword 8 (PG213 2-TLP straddle): TLPs alternate between two
 // strip lanes and are merged back in order, one beat per cycle, so the core is held off only
@@ -57,6 +58,41 @@ module beryl_pcie_us_rc #(
     $error("%m: RC_STRADDLE is supported at TLP_DATA_W 512 only (got %0d)", TLP_DATA_W);
   end
 
+  // Input register: every RC beat is registered before any logic looks at it (a cycle of latency;
+  // the hard IP's outputs straight into flops also eases timing). The rest of the module reads the
+  // registered beat rc_*; the core sees a ready that depends only on this module's state, so in the
+  // C++ model no RC logic runs when another input of the NIC changes (the input-combinational
+  // region), only when this register or the strip lanes are clocked.
+  logic [TLP_DATA_W-1:0]     rc_tdata;
+  logic [TLP_DATA_W/32-1:0]  rc_tkeep;
+  logic                      rc_tlast;
+  logic [AXIS_RC_USER_W-1:0] rc_tuser;
+  logic                      rc_tvalid, rc_tready;
+  logic                      in_gclk;
+
+  assign s_axis_rc_tready = !rc_tvalid || rc_tready;
+
+  always_ff @(posedge in_gclk) begin
+    if (s_axis_rc_tready) begin
+      rc_tvalid <= s_axis_rc_tvalid;
+      if (s_axis_rc_tvalid) begin
+        rc_tdata <= s_axis_rc_tdata;
+        rc_tkeep <= s_axis_rc_tkeep;
+        rc_tlast <= s_axis_rc_tlast;
+        rc_tuser <= s_axis_rc_tuser;
+      end
+    end
+    if (rst) rc_tvalid <= 1'b0;
+  end
+
+  // Clock gate (sim/README.md, "Clock gates"): the register changes only with a beat offered or one
+  // held.
+  beryl_clk_gate u_in_gate (
+    .clk  (clk),
+    .en   (rst || s_axis_rc_tvalid || rc_tvalid),
+    .gclk (in_gclk)
+  );
+
   // Descriptor decoded at dword 0 and, with straddle, at dword N/2 (a TLP starting mid-beat)
   // into the sideband {error code, request completed, tlp_cpl_hdr_t}.
   localparam int DEC_COUNT = RC_STRADDLE ? 2 : 1;
@@ -67,7 +103,7 @@ module beryl_pcie_us_rc #(
     logic [3:0]                   err_code;
     logic                         req_done;
     beryl_pcie_us_rc_desc u_desc (
-      .desc    (s_axis_rc_tdata[d*(N/2)*32 +: 96]),
+      .desc    (rc_tdata[d*(N/2)*32 +: 96]),
       .hdr     (hdr),
       .err_code(err_code),
       .req_done(req_done)
@@ -87,17 +123,17 @@ module beryl_pcie_us_rc #(
     logic [1:0] is_sop, is_eop;
     logic [1:0] sop0_ptr, sop1_ptr;
     logic [3:0] eop0_ptr, eop1_ptr;
-    assign is_sop   = s_axis_rc_tuser[65:64];
-    assign sop0_ptr = s_axis_rc_tuser[69:68];
-    assign sop1_ptr = s_axis_rc_tuser[71:70];
-    assign is_eop   = s_axis_rc_tuser[77:76];
-    assign eop0_ptr = s_axis_rc_tuser[83:80];
-    assign eop1_ptr = s_axis_rc_tuser[87:84];
+    assign is_sop   = rc_tuser[65:64];
+    assign sop0_ptr = rc_tuser[69:68];
+    assign sop1_ptr = rc_tuser[71:70];
+    assign is_eop   = rc_tuser[77:76];
+    assign eop0_ptr = rc_tuser[83:80];
+    assign eop1_ptr = rc_tuser[87:84];
 
     logic unused_ok;
-    assign unused_ok = ^{s_axis_rc_tuser[AXIS_RC_USER_W-1:DISC+1], s_axis_rc_tuser[DISC-1:88], s_axis_rc_tuser[79:78],
-                         s_axis_rc_tuser[75:72], s_axis_rc_tuser[67:66], s_axis_rc_tuser[63:0],
-                         s_axis_rc_tkeep, s_axis_rc_tlast};
+    assign unused_ok = ^{rc_tuser[AXIS_RC_USER_W-1:DISC+1], rc_tuser[DISC-1:88], rc_tuser[79:78],
+                         rc_tuser[75:72], rc_tuser[67:66], rc_tuser[63:0],
+                         rc_tkeep, rc_tlast};
 
     // in_pkt_q: a TLP continues into the next beat; next_lane_q: lane of the next TLP to start.
     logic in_pkt_q, next_lane_q;
@@ -137,7 +173,7 @@ module beryl_pcie_us_rc #(
       assign take_hi[l] = hi_used && hi_lane == 1'(l);
       assign take[l]    = take_hi[l] || (lo_used && lo_lane == 1'(l));
     end
-    assign s_axis_rc_tready = (!take[0] || lane_ready[0]) && (!take[1] || lane_ready[1]);
+    assign rc_tready = (!take[0] || lane_ready[0]) && (!take[1] || lane_ready[1]);
 
     for (genvar l = 0; l < 2; l++) begin : g_strip
       beryl_pcie_us_strip #(
@@ -148,13 +184,13 @@ module beryl_pcie_us_rc #(
       ) u_strip (
         .clk          (clk),
         .rst          (rst),
-        .s_axis_tdata (s_axis_rc_tdata),
+        .s_axis_tdata (rc_tdata),
         .s_axis_tkeep (take_hi[l] ? hi_keep : lo_keep),
         .s_axis_tlast (take_hi[l] ? hi_end : lo_end),
         .s_side       (take_hi[l] ? side_hi : side_lo),
         .s_start_mid  (take_hi[l]),
-        .s_bad        (s_axis_rc_tuser[DISC]),
-        .s_axis_tvalid(s_axis_rc_tvalid && s_axis_rc_tready && take[l]),
+        .s_bad        (rc_tuser[DISC]),
+        .s_axis_tvalid(rc_tvalid && rc_tready && take[l]),
         .s_axis_tready(lane_ready[l]),
         .m_tlp_data   (lane_out_data[l*TLP_DATA_W +: TLP_DATA_W]),
         .m_tlp_strb   (lane_out_strb[l*N +: N]),
@@ -171,7 +207,7 @@ module beryl_pcie_us_rc #(
       if (rst) begin
         in_pkt_q    <= 1'b0;
         next_lane_q <= 1'b0;
-      end else if (s_axis_rc_tvalid && s_axis_rc_tready) begin
+      end else if (rc_tvalid && rc_tready) begin
         in_pkt_q    <= hi_used ? !hi_end : (lo_used ? !lo_end : in_pkt_q);
         next_lane_q <= next_lane_q ^ lo_new ^ hi_used;
       end
@@ -203,13 +239,13 @@ module beryl_pcie_us_rc #(
     // beat of a lane.
     beryl_clk_gate u_gate (
       .clk  (clk),
-      .en   (rst || s_axis_rc_tvalid || (|lane_out_valid)),
+      .en   (rst || rc_tvalid || (|lane_out_valid)),
       .gclk (gclk)
     );
   end else begin : g_plain
     // ---- one TLP per beat: tlast/tkeep delimit packets; of tuser only discontinue is needed
     logic unused_ok;
-    assign unused_ok = ^{s_axis_rc_tuser[AXIS_RC_USER_W-1:DISC+1], s_axis_rc_tuser[DISC-1:0]};
+    assign unused_ok = ^{rc_tuser[AXIS_RC_USER_W-1:DISC+1], rc_tuser[DISC-1:0]};
 
     beryl_pcie_us_strip #(
       .DATA_W (TLP_DATA_W),
@@ -218,14 +254,14 @@ module beryl_pcie_us_rc #(
     ) u_strip (
       .clk          (clk),
       .rst          (rst),
-      .s_axis_tdata (s_axis_rc_tdata),
-      .s_axis_tkeep (s_axis_rc_tkeep),
-      .s_axis_tlast (s_axis_rc_tlast),
+      .s_axis_tdata (rc_tdata),
+      .s_axis_tkeep (rc_tkeep),
+      .s_axis_tlast (rc_tlast),
       .s_side       (dec_side),
       .s_start_mid  (1'b0),
-      .s_bad        (s_axis_rc_tuser[DISC]),
-      .s_axis_tvalid(s_axis_rc_tvalid),
-      .s_axis_tready(s_axis_rc_tready),
+      .s_bad        (rc_tuser[DISC]),
+      .s_axis_tvalid(rc_tvalid),
+      .s_axis_tready(rc_tready),
       .m_tlp_data   (rx_cpl_tlp_data),
       .m_tlp_strb   (rx_cpl_tlp_strb),
       .m_tlp_sop    (rx_cpl_tlp_sop),

@@ -61,7 +61,7 @@ from us_conv_bench import LONG, N, TLP_DATA_W, GarbageSource, ModelToNeutralTB  
 
 STRADDLE = bool(int(os.environ.get("PARAM_RC_STRADDLE", "1" if TLP_DATA_W == 512 else "0")))
 DESC_DW = 3               # PG213 RC descriptor
-LATENCY = 2               # module header, cycles
+LATENCY = 3               # module header, cycles (input register + strip)
 # PG213 RC tuser (512-bit) framing: is_sop[67:64], is_sop0..3_ptr[75:68], is_eop[79:76], ptrs[95:80]
 SOP, SOP_PTR, EOP, EOP_PTR = 64, 68, 76, 80
 
