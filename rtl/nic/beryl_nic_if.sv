@@ -280,6 +280,41 @@ module beryl_nic_if #(
     end
   end
 
+  // RX input register: each port's beat (with the time stamped above) is registered before the RX
+  // engine sees it (a cycle of latency; the time is taken at the port, so unchanged). The port's ready
+  // depends only on this register and the engine, so in the C++ model the RX engine's input logic runs
+  // only when the register or the engine is clocked, not whenever another input of the NIC changes.
+  logic [PORT_COUNT*DATA_W-1:0]   rxr_tdata;
+  logic [PORT_COUNT*DATA_W/8-1:0] rxr_tkeep;
+  logic [PORT_COUNT-1:0]          rxr_tvalid, rxr_tready, rxr_tlast, rxr_tuser;
+  logic [PORT_COUNT*64-1:0]       rxr_ts;
+  logic                           rxr_gclk;
+
+  assign s_axis_rx_tready = ~rxr_tvalid | rxr_tready;
+
+  always_ff @(posedge rxr_gclk) begin
+    for (int p = 0; p < PORT_COUNT; p++) begin
+      if (s_axis_rx_tready[p]) begin
+        rxr_tvalid[p] <= s_axis_rx_tvalid[p];
+        if (s_axis_rx_tvalid[p]) begin
+          rxr_tdata[p*DATA_W +: DATA_W]     <= s_axis_rx_tdata[p*DATA_W +: DATA_W];
+          rxr_tkeep[p*DATA_W/8 +: DATA_W/8] <= s_axis_rx_tkeep[p*DATA_W/8 +: DATA_W/8];
+          rxr_tlast[p]                      <= s_axis_rx_tlast[p];
+          rxr_tuser[p]                      <= s_axis_rx_tuser[p];
+          rxr_ts[p*64 +: 64]                <= rx_ts[p*64 +: 64];
+        end
+      end
+    end
+    if (rst) rxr_tvalid <= '0;
+  end
+
+  // Clock gate (sim/README.md, "Clock gates"): the register changes only with a beat offered or held.
+  beryl_clk_gate u_rxr_gate (
+    .clk  (clk),
+    .en   (rst || (|s_axis_rx_tvalid) || (|rxr_tvalid)),
+    .gclk (rxr_gclk)
+  );
+
   beryl_nic_if_regs #(
     .BLOCK_NEXT       (BLOCK_NEXT),
     .IF_INDEX         (IF_INDEX),
@@ -731,13 +766,13 @@ module beryl_nic_if #(
   ) u_rx (
     .clk                  (clk),
     .rst                  (rst),
-    .s_axis_rx_tdata      (s_axis_rx_tdata),
-    .s_axis_rx_tkeep      (s_axis_rx_tkeep),
-    .s_axis_rx_tvalid     (s_axis_rx_tvalid),
-    .s_axis_rx_tready     (s_axis_rx_tready),
-    .s_axis_rx_tlast      (s_axis_rx_tlast),
-    .s_axis_rx_tuser      (s_axis_rx_tuser),
-    .s_axis_rx_ts         (rx_ts),
+    .s_axis_rx_tdata      (rxr_tdata),
+    .s_axis_rx_tkeep      (rxr_tkeep),
+    .s_axis_rx_tvalid     (rxr_tvalid),
+    .s_axis_rx_tready     (rxr_tready),
+    .s_axis_rx_tlast      (rxr_tlast),
+    .s_axis_rx_tuser      (rxr_tuser),
+    .s_axis_rx_ts         (rxr_ts),
     .rss_enable           (rss_enable),
     .default_queue        (rss_default_queue),
     .rss_hash_en          (rss_hash_en),
