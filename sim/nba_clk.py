@@ -6,8 +6,9 @@ Verilator 5.048's `_eval_nba` runs each clocked or combinational function of the
 test of the trigger bits that can change its inputs: `if ((mask & __VnbaTriggered[w]) | ...)`. In
 beryl-sim every NBA run includes posedge clk: the only clock is clk, and a clock gate's gclk = clk &
 latch can rise only together with clk (the latch changes only while clk is low). So every test whose
-masks include the clk bit is always true; in the default build that is 83 of 368 tests, about 250
-instructions per simulated cycle.
+masks include the clk bit is always true; in the default build about 80 of 370 tests, about 250
+instructions per simulated cycle. Single-threaded models only: sim/Makefile runs it when THREADS is 1
+(with --threads Verilator schedules the NBA region in its task graph).
 
 This script rewrites, in the verilated sources, each such test in `_eval_nba` to `if (1U)` (the
 compiler drops it) and puts one check at the top of the function instead: an NBA run without the
