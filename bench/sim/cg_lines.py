@@ -15,6 +15,13 @@ verilated_funcs.h otherwise) goes to the generated line that called them:
     valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=cg.out build/lineprof/beryl-sim ...
     python3 bench/sim/cg_lines.py cg.out build/lineprof/vobj --cycles 40000 --binary build/lineprof/beryl-sim
 
+With --perf, the input is a time-sampled profile instead (wall clock, so instruction-cache misses
+and branch mispredictions count where they happen; perf's cpu-clock event needs no hardware counters):
+
+    perf record -e cpu-clock -F 9999 -o perf.data build/lineprof/beryl-sim ...   (or any -g build)
+    perf script -i perf.data -F ip,sym,symoff,dso > perf.txt
+    python3 bench/sim/cg_lines.py perf.txt build/lineprof/vobj --perf --binary build/lineprof/beryl-sim
+
 The attribution is approximate (a line is given to the nearest signal above it), but ranks the
 blocks whose per-cycle work is worth guarding. Figures are instructions per simulated cycle
 (total / --cycles, start-up included). --lines N also lists the N most costly generated lines."""
@@ -95,6 +102,28 @@ def line_costs(path):
     return cost
 
 
+def add_sites(cost, by_addr, binary):
+    """Adds each {address: cost} of `binary` to `cost` at its (file, line), resolved with addr2line -i to
+    the innermost frame in the generated model (...024root...cpp), so inlined helper code counts at the
+    line that called it."""
+    out = subprocess.run(["addr2line", "-a", "-i", "-e", binary], input="\n".join(hex(a) for a in sorted(by_addr)),
+                         capture_output=True, text=True, check=True).stdout
+    frames = {}
+    cur = None
+    for l in out.split("\n"):
+        if l.startswith("0x"):
+            cur = int(l, 16)
+            frames[cur] = []
+        elif l and cur is not None:
+            frames[cur].append(l.split(" ")[0])
+    for a, c in by_addr.items():
+        chain = frames.get(a, [])
+        site = next((x for x in chain if "___024root" in x), chain[0] if chain else "??:0")
+        f, _, ln = site.rpartition(":")
+        cost[(f, int(ln) if ln.isdigit() else 0)] += c
+    return cost
+
+
 def instr_costs(path, binary):
     """{(file, line): instructions} from a callgrind file with instruction positions (--dump-instr=yes):
     each address of `binary` is resolved with addr2line -i to the innermost frame in the generated
@@ -115,24 +144,36 @@ def instr_costs(path, binary):
             by_addr[addr] += c
         else:
             other[(f, 0)] += c
-    addrs = sorted(by_addr)
-    cost = collections.Counter(other)
-    out = subprocess.run(["addr2line", "-a", "-i", "-e", binary], input="\n".join(hex(a) for a in addrs),
-                         capture_output=True, text=True, check=True).stdout
-    frames = {}
-    cur = None
-    for l in out.split("\n"):
-        if l.startswith("0x"):
-            cur = int(l, 16)
-            frames[cur] = []
-        elif l and cur is not None:
-            frames[cur].append(l.split(" ")[0])
-    for a, c in by_addr.items():
-        chain = frames.get(a, [])
-        site = next((x for x in chain if "___024root" in x), chain[0] if chain else "??:0")
-        f, _, ln = site.rpartition(":")
-        cost[(f, int(ln) if ln.isdigit() else 0)] += c
-    return cost
+    return add_sites(collections.Counter(other), by_addr, binary)
+
+
+def perf_costs(path, binary):
+    """{(file, line): samples} from `perf script -F ip,sym,symoff,dso` output of a time-sampled run
+    (perf record -e cpu-clock: wall-clock cost, cache misses included): each sample of `binary` is
+    placed at its symbol's address (nm) plus the offset and resolved like instr_costs()."""
+    target = os.path.realpath(binary)
+    syms = {}
+    for l in subprocess.run(["nm", "-C", "--defined-only", binary], capture_output=True, text=True,
+                            check=True).stdout.split("\n"):
+        f = l.split(" ", 2)
+        if len(f) == 3:   # perf names functions without their argument lists
+            syms.setdefault(f[2].split("(")[0], int(f[0], 16))
+    by_addr = collections.Counter()
+    cost = collections.Counter()
+    pat = re.compile(r"^\s*[0-9a-f]+\s+(.*)\+0x([0-9a-f]+)\s+\((.*)\)$")
+    with open(path) as fh:
+        for l in fh:
+            m = pat.match(l.rstrip("\n"))
+            if not m:
+                cost[("(unknown symbol)", 0)] += 1
+                continue
+            sym, off, dso = m.group(1), int(m.group(2), 16), m.group(3)
+            sym = sym.split("(")[0]
+            if os.path.realpath(dso) != target or sym not in syms:
+                cost[(os.path.basename(dso), 0)] += 1
+                continue
+            by_addr[syms[sym] + off] += 1
+    return add_sites(cost, by_addr, binary)
 
 
 def main():
@@ -143,10 +184,15 @@ def main():
     ap.add_argument("--top", type=int, default=30, help="rows per table")
     ap.add_argument("--binary", help="the profiled beryl-sim (callgrind run with --dump-instr=yes): "
                     "inlined helpers count at their call site")
+    ap.add_argument("--perf", action="store_true", help="callgrind_out is `perf script -F ip,sym,symoff,dso` "
+                    "output of a perf record -e cpu-clock run of --binary: figures are samples (wall clock)")
     ap.add_argument("--lines", type=int, default=0, help="also list this many most costly generated lines")
     a = ap.parse_args()
 
-    cost = instr_costs(a.callgrind_out, a.binary) if a.binary else line_costs(a.callgrind_out)
+    if a.perf:
+        cost = perf_costs(a.callgrind_out, a.binary)
+    else:
+        cost = instr_costs(a.callgrind_out, a.binary) if a.binary else line_costs(a.callgrind_out)
     total = sum(cost.values())
     sources = {}
     by_block = collections.Counter()
@@ -175,7 +221,7 @@ def main():
         by_signal[sig.replace("__DOT__", ".")] += v
         by_block["/".join(parts[:-1]) if len(parts) > 1 else "(top-level ports)"] += v
 
-    print(f"total {total} instructions, {total / a.cycles:.0f} per cycle")
+    print(f"total {total} {'samples' if a.perf else 'instructions'}, {total / a.cycles:.0f} per cycle")
     for title, table in (("block", by_block), ("signal", by_signal)):
         print(f"\n{'per cycle':>10} {'share':>6}  {title}")
         for k, v in table.most_common(a.top):
