@@ -327,6 +327,10 @@ module beryl_nic_tx_engine #(
 
   // Checksum while the DMA writes: each byte at slot offset o >= csum_start adds byte<<8 when
   // (o - csum_start) is even, else byte (RFC 1071 big-endian words). Order-independent.
+  // A segment whose 64 bytes all count (every byte enabled, none before csum_start: all but a
+  // transfer's first and last beats) adds the sums of its even and of its odd bytes, formed in
+  // 64-bit lanes of four 16-bit fields (each field's sum stays below 8 * 255: no carry between
+  // fields); other segments go byte by byte. Both give the same sum.
   logic [21:0]       tap_sum  [2];
   logic [SLOT_W-1:0] tap_slot [2];
   always_comb begin
@@ -335,19 +339,39 @@ module beryl_nic_tx_engine #(
       logic [SROW_W-1:0]     rin;
       logic [7:0]            cs;
       logic [7:0]            off;       // slot offset, meaningful below 256
+      logic [63:0]           lane, ev, od;
+      logic [13:0]           ev_sum, od_sum;
       row = ram_wr_cmd_addr[s*SEG_ADDR_W +: PKT_ROW_W];
       tap_slot[s] = row[PKT_ROW_W-1 -: SLOT_W];
       rin = row[SROW_W-1:0];
       cs = p_cs_start_q[tap_slot[s]];
       tap_sum[s] = '0;
       off = '0;
+      lane = '0;
+      ev = '0;
+      od = '0;
+      ev_sum = '0;
+      od_sum = '0;
       // only used with its write valid (acc_add); the test lets Verilator skip idle cycles
       if (ram_wr_cmd_valid[s]) begin
-        for (int b = 0; b < 64; b++) begin
-          off = {rin[0], 1'(s), 6'(b)};
-          if (ram_wr_cmd_be[s*64 + b] && ((rin >> 1) != '0 || off >= cs)) begin
-            if (off[0] ^ cs[0]) tap_sum[s] = tap_sum[s] + 22'(ram_wr_cmd_data[s*512 + b*8 +: 8]);
-            else tap_sum[s] = tap_sum[s] + 22'({ram_wr_cmd_data[s*512 + b*8 +: 8], 8'h00});
+        if (&ram_wr_cmd_be[s*64 +: 64] && ((rin >> 1) != '0 || cs <= {rin[0], 1'(s), 6'd0})) begin
+          for (int w = 0; w < 8; w++) begin
+            lane = ram_wr_cmd_data[s*512 + w*64 +: 64];
+            ev = ev + (lane & 64'h00ff_00ff_00ff_00ff);
+            od = od + ((lane >> 8) & 64'h00ff_00ff_00ff_00ff);
+          end
+          ev_sum = 14'(ev[15:0]) + 14'(ev[31:16]) + 14'(ev[47:32]) + 14'(ev[63:48]);
+          od_sum = 14'(od[15:0]) + 14'(od[31:16]) + 14'(od[47:32]) + 14'(od[63:48]);
+          // even bytes sit at even offsets: they are the high bytes of the words when cs is even
+          if (cs[0]) tap_sum[s] = 22'({od_sum, 8'h00}) + 22'(ev_sum);
+          else tap_sum[s] = 22'({ev_sum, 8'h00}) + 22'(od_sum);
+        end else begin
+          for (int b = 0; b < 64; b++) begin
+            off = {rin[0], 1'(s), 6'(b)};
+            if (ram_wr_cmd_be[s*64 + b] && ((rin >> 1) != '0 || off >= cs)) begin
+              if (off[0] ^ cs[0]) tap_sum[s] = tap_sum[s] + 22'(ram_wr_cmd_data[s*512 + b*8 +: 8]);
+              else tap_sum[s] = tap_sum[s] + 22'({ram_wr_cmd_data[s*512 + b*8 +: 8], 8'h00});
+            end
           end
         end
       end
@@ -463,7 +487,7 @@ module beryl_nic_tx_engine #(
   logic [SLEN_W-1:0] w_len_q;
   logic [ND_W-1:0]   w_nd_q;
   logic              w_bad_q;
-  logic [8:0]        w_cs_end_q;        // csum_start + csum_offset + 2 of the open packet
+  logic [9:0]        w_cs_end_q;        // csum_start + csum_offset + 2 of the open packet (up to 512)
   logic              w_cs_en_q;
   logic [7:0]        w_pkts_q;
   logic [31:0]       w_bytes_q;
@@ -481,7 +505,7 @@ module beryl_nic_tx_engine #(
   logic              w_go, w_alloc, w_dma, w_close, w_bad_now, w_last_di, w_more;
   logic [SLOT_W-1:0] w_slot;
   logic [31:0]       w_sum;
-  logic [8:0]        w_cs_end;
+  logic [9:0]        w_cs_end;
   logic              w_cs_en, w_cs_bad, w_pkt_good;
   logic              rd_load;
   logic              w_cpl_push, s_cpl_push;
@@ -504,7 +528,7 @@ module beryl_nic_tx_engine #(
                      || d.len == 32'd0 || d.len > 32'(SLOT_BYTES) || w_sum > 32'(SLOT_BYTES)
                      || (w_open_q && 32'(w_nd_q) >= 32'(MAX_DESC_PER_PKT)));
   assign w_cs_en   = w_open_q ? w_cs_en_q : d.flags[beryl_nic_pkg::TX_DESC_FLAG_CSUM];
-  assign w_cs_end  = w_open_q ? w_cs_end_q : 9'(d.csum_start) + 9'(d.csum_offset) + 9'd2;
+  assign w_cs_end  = w_open_q ? w_cs_end_q : 10'(d.csum_start) + 10'(d.csum_offset) + 10'd2;
   assign w_cs_bad  = !w_rs_q && w_cs_en && 32'(w_cs_end) > w_sum;
   assign rd_load   = !rd_desc_valid || rd_desc_ready;
   assign rty_go    = rd_load && !fq_valid_q && rty_any;
@@ -962,7 +986,7 @@ module beryl_nic_tx_engine #(
       p_nd_q[w_slot]     <= w_open_q ? w_nd_q + 1'b1 : ND_W'(1);
       p_bad_q[w_slot]    <= w_bad_now || w_cs_bad;
       p_cs_en_q[w_slot]  <= w_cs_en;
-      p_cs_pos_q[w_slot] <= w_cs_end - 9'd2;
+      p_cs_pos_q[w_slot] <= 9'(w_cs_end - 10'd2);
     end
     // an open packet cut short: by a refused continuation (bad) or a failed fetch (DMA error)
     if (w_open_q) begin
