@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""beryl_nic_csum: random frames (1..9216 bytes, random start offsets, odd and even) pass through
+"""beryl_nic_csum: random frames (1..9216 bytes, random start offsets, odd and even, some next to a
+beat boundary) pass through
 unchanged and each reported sum equals Python's RFC 1071 ones'-complement sum of the bytes from the
 start offset; scapy-built IPv4/IPv6 TCP/UDP frames with start = L4 offset give a sum that, added to
 the pseudo-header sum, verifies scapy's own computed checksum (0xffff). No stalls, random idle,
@@ -55,7 +56,9 @@ def random_frames(rng, n):
         if rng.random() < 0.01:
             ln = rng.choice([9014, 9216])
         f = rng.randbytes(ln)
-        st = rng.choice([0, 14, 34, 54, rng.randint(0, ln + 10)])
+        # starts on either side of a beat boundary: the beat before the start, the one holding it
+        # and the ones after it are summed differently (byte by byte or whole)
+        st = rng.choice([0, 14, 34, 54, rng.randint(0, ln + 10), 64 * rng.randint(1, 4) + rng.choice([-1, 0, 1])])
         out.append((f, st))
     return out
 
