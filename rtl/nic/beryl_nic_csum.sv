@@ -37,8 +37,6 @@ module beryl_nic_csum #(
     $error("%m: DATA_W must be 512 and FIFO_DEPTH 4");
   end
 
-  localparam int WORDS = DATA_W / 16;
-
   logic [2:0]         pend_q;        // frames accepted whose sum has not been taken, 0..4
   logic               block;
   logic               accept;
@@ -73,10 +71,11 @@ module beryl_nic_csum #(
 
   // the byte lanes only on an accepted beat (stage 1 loads only then): Verilator skips the loops on
   // the other cycles (C++ simulator speed)
-  // A beat whose bytes all count (every byte kept, the beat at or after the start: all but a
-  // frame's first and last beats) sums its high (even) and low (odd) bytes in 64-bit lanes of
-  // four 16-bit fields (each field's sum stays below 8 * 255: no carry between fields); other
-  // beats are masked byte by byte. Both give the same sum.
+  // The bytes that do not count (not kept, or before the start) are zeroed, then the high (even)
+  // and low (odd) bytes of the words are summed in 64-bit lanes of four 16-bit fields (each
+  // field's sum stays below 8 * 255: no carry between fields). A beat whose bytes all count (all
+  // but a frame's first and last beats) skips the byte-by-byte zeroing; that test is redundant in
+  // hardware.
   logic [63:0] lane, hi, lo;
   logic [13:0] hi_sum, lo_sum;
 
@@ -88,28 +87,24 @@ module beryl_nic_csum #(
     lo       = '0;
     hi_sum   = '0;
     lo_sum   = '0;
-    if (accept && &s_axis_tkeep && !first_q && base_q >= start) begin
+    if (accept) begin
+      masked = s_axis_tdata;
+      if (!(&s_axis_tkeep && !first_q && base_q >= start)) begin
+        for (int i = 0; i < KEEP_W; i++) begin
+          if (!(s_axis_tkeep[i] && START_W'(i) + (first_q ? '0 : base_q) >= start)) masked[i*8 +: 8] = 8'h00;
+        end
+      end
       for (int w = 0; w < 8; w++) begin
-        lane = s_axis_tdata[w*64 +: 64];
+        lane = masked[w*64 +: 64];
         hi   = hi + (lane & 64'h00ff_00ff_00ff_00ff);
         lo   = lo + ((lane >> 8) & 64'h00ff_00ff_00ff_00ff);
       end
       hi_sum   = 14'(hi[15:0]) + 14'(hi[31:16]) + 14'(hi[47:32]) + 14'(hi[63:48]);
       lo_sum   = 14'(lo[15:0]) + 14'(lo[31:16]) + 14'(lo[47:32]) + 14'(lo[63:48]);
       beat_sum = 21'({hi_sum, 8'h00}) + 21'(lo_sum);
-    end else if (accept) begin
-      for (int i = 0; i < KEEP_W; i++) begin
-        masked[i*8 +: 8] = (s_axis_tkeep[i] && START_W'(i) + (first_q ? '0 : base_q) >= start)
-                           ? s_axis_tdata[i*8 +: 8] : 8'h00;
-      end
-      for (int w = 0; w < WORDS; w++) begin
-        // byte 2w is the high byte of a 16-bit word on the wire (network order)
-        beat_sum = beat_sum + 21'({masked[w*16 +: 8], masked[w*16 + 8 +: 8]});
-      end
     end
   end
 
-  // stage 1: per-beat sum
   logic [20:0] bsum_q;
   logic        last1_q, odd1_q;
 

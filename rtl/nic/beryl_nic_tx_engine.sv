@@ -326,11 +326,11 @@ module beryl_nic_tx_engine #(
   );
 
   // Checksum while the DMA writes: each byte at slot offset o >= csum_start adds byte<<8 when
-  // (o - csum_start) is even, else byte (RFC 1071 big-endian words). Order-independent.
-  // A segment whose 64 bytes all count (every byte enabled, none before csum_start: all but a
-  // transfer's first and last beats) adds the sums of its even and of its odd bytes, formed in
-  // 64-bit lanes of four 16-bit fields (each field's sum stays below 8 * 255: no carry between
-  // fields); other segments go byte by byte. Both give the same sum.
+  // (o - csum_start) is even, else byte (RFC 1071 big-endian words). Order-independent. The bytes
+  // that do not count (not enabled, or before csum_start) are zeroed, then the even and the odd
+  // bytes are summed in 64-bit lanes of four 16-bit fields (each field's sum stays below 8 * 255:
+  // no carry between fields). A segment whose bytes all count (all but a transfer's first and
+  // last beats) skips the byte-by-byte zeroing; that test is redundant in hardware.
   logic [21:0]       tap_sum  [2];
   logic [SLOT_W-1:0] tap_slot [2];
   always_comb begin
@@ -339,6 +339,7 @@ module beryl_nic_tx_engine #(
       logic [SROW_W-1:0]     rin;
       logic [7:0]            cs;
       logic [7:0]            off;       // slot offset, meaningful below 256
+      logic [511:0]          seg;
       logic [63:0]           lane, ev, od;
       logic [13:0]           ev_sum, od_sum;
       row = ram_wr_cmd_addr[s*SEG_ADDR_W +: PKT_ROW_W];
@@ -347,6 +348,7 @@ module beryl_nic_tx_engine #(
       cs = p_cs_start_q[tap_slot[s]];
       tap_sum[s] = '0;
       off = '0;
+      seg = '0;
       lane = '0;
       ev = '0;
       od = '0;
@@ -354,26 +356,23 @@ module beryl_nic_tx_engine #(
       od_sum = '0;
       // only used with its write valid (acc_add); the test lets Verilator skip idle cycles
       if (ram_wr_cmd_valid[s]) begin
-        if (&ram_wr_cmd_be[s*64 +: 64] && ((rin >> 1) != '0 || cs <= {rin[0], 1'(s), 6'd0})) begin
-          for (int w = 0; w < 8; w++) begin
-            lane = ram_wr_cmd_data[s*512 + w*64 +: 64];
-            ev = ev + (lane & 64'h00ff_00ff_00ff_00ff);
-            od = od + ((lane >> 8) & 64'h00ff_00ff_00ff_00ff);
-          end
-          ev_sum = 14'(ev[15:0]) + 14'(ev[31:16]) + 14'(ev[47:32]) + 14'(ev[63:48]);
-          od_sum = 14'(od[15:0]) + 14'(od[31:16]) + 14'(od[47:32]) + 14'(od[63:48]);
-          // even bytes sit at even offsets: they are the high bytes of the words when cs is even
-          if (cs[0]) tap_sum[s] = 22'({od_sum, 8'h00}) + 22'(ev_sum);
-          else tap_sum[s] = 22'({ev_sum, 8'h00}) + 22'(od_sum);
-        end else begin
+        seg = ram_wr_cmd_data[s*512 +: 512];
+        if (!(&ram_wr_cmd_be[s*64 +: 64] && ((rin >> 1) != '0 || cs <= {rin[0], 1'(s), 6'd0}))) begin
           for (int b = 0; b < 64; b++) begin
             off = {rin[0], 1'(s), 6'(b)};
-            if (ram_wr_cmd_be[s*64 + b] && ((rin >> 1) != '0 || off >= cs)) begin
-              if (off[0] ^ cs[0]) tap_sum[s] = tap_sum[s] + 22'(ram_wr_cmd_data[s*512 + b*8 +: 8]);
-              else tap_sum[s] = tap_sum[s] + 22'({ram_wr_cmd_data[s*512 + b*8 +: 8], 8'h00});
-            end
+            if (!(ram_wr_cmd_be[s*64 + b] && ((rin >> 1) != '0 || off >= cs))) seg[b*8 +: 8] = 8'h00;
           end
         end
+        for (int w = 0; w < 8; w++) begin
+          lane = seg[w*64 +: 64];
+          ev = ev + (lane & 64'h00ff_00ff_00ff_00ff);
+          od = od + ((lane >> 8) & 64'h00ff_00ff_00ff_00ff);
+        end
+        ev_sum = 14'(ev[15:0]) + 14'(ev[31:16]) + 14'(ev[47:32]) + 14'(ev[63:48]);
+        od_sum = 14'(od[15:0]) + 14'(od[31:16]) + 14'(od[47:32]) + 14'(od[63:48]);
+        // even bytes sit at even offsets: they are the high bytes of the words when cs is even
+        if (cs[0]) tap_sum[s] = 22'({od_sum, 8'h00}) + 22'(ev_sum);
+        else tap_sum[s] = 22'({ev_sum, 8'h00}) + 22'(od_sum);
       end
     end
   end
