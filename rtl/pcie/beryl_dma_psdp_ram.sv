@@ -66,9 +66,14 @@ module beryl_dma_psdp_ram #(
       // on idle cycles
       wr_row = '0;
       if (ram_wr_cmd_valid[s]) begin
-        wr_row = mem[wr_addr];
-        for (int b = 0; b < SEG_BE_W; b++) begin
-          if (ram_wr_cmd_be[s*SEG_BE_W + b]) wr_row[b*8 +: 8] = ram_wr_cmd_data[s*SEG_DATA_W + b*8 +: 8];
+        if (&ram_wr_cmd_be[s*SEG_BE_W +: SEG_BE_W]) begin
+          // a whole row (most writes): no merge (the same row; this also skips the row read)
+          wr_row = ram_wr_cmd_data[s*SEG_DATA_W +: SEG_DATA_W];
+        end else begin
+          wr_row = mem[wr_addr];
+          for (int b = 0; b < SEG_BE_W; b++) begin
+            if (ram_wr_cmd_be[s*SEG_BE_W + b]) wr_row[b*8 +: 8] = ram_wr_cmd_data[s*SEG_DATA_W + b*8 +: 8];
+          end
         end
       end
     end
