@@ -70,7 +70,7 @@ module beryl_nic_csum #(
   assign start         = first_q ? csum_start : start_q;
 
   // the byte lanes only on an accepted beat (stage 1 loads only then): Verilator skips the loops on
-  // the other cycles (C++ simulator speed)
+  // the other cycles (C++ simulator speed).
   // The bytes that do not count (not kept, or before the start) are zeroed, then the high (even)
   // and low (odd) bytes of the words are summed in 64-bit lanes of four 16-bit fields (each
   // field's sum stays below 8 * 255: no carry between fields). A beat whose bytes all count (all
@@ -91,7 +91,9 @@ module beryl_nic_csum #(
       masked = s_axis_tdata;
       if (!(&s_axis_tkeep && !first_q && base_q >= start)) begin
         for (int i = 0; i < KEEP_W; i++) begin
-          if (!(s_axis_tkeep[i] && START_W'(i) + (first_q ? '0 : base_q) >= start)) masked[i*8 +: 8] = 8'h00;
+          if (!(s_axis_tkeep[i] && START_W'(i) + (first_q ? '0 : base_q) >= start)) begin
+            masked[i*8 +: 8] = 8'h00;
+          end
         end
       end
       for (int w = 0; w < 8; w++) begin
@@ -105,6 +107,7 @@ module beryl_nic_csum #(
     end
   end
 
+  // stage 1: per-beat sum
   logic [20:0] bsum_q;
   logic        last1_q, odd1_q;
 
