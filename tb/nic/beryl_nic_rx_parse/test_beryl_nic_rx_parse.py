@@ -2,7 +2,8 @@
 """beryl_nic_rx_parse: scapy-built frames of every kind (0, 1 or 2 VLAN tags of 0x8100/0x88a8 and a
 triple-tagged one; IPv4 with 0..40 option bytes, IPv4 fragments, IPv6, IPv6 with an extension
 header, ARP and other EtherTypes; TCP, UDP, ICMP; 60 bytes to 9014-byte jumbos) pass through
-unchanged, and each metadata record equals what scapy's own dissector finds in the same bytes.
+unchanged, and each metadata record equals what scapy's own dissector finds in the same bytes; frames
+cut short at 1..130 bytes give the record of what lies inside them.
 Each test runs with no stalls, random source idle, random backpressure (stream and metadata) and
 both."""
 import os
@@ -65,6 +66,19 @@ def expect(raw):
     if not frag and isinstance(l4, (TCP, UDP)):
         assert len(raw) - len(bytes(l4)) == e["l4_off"]
         e.update(l4=1 if isinstance(l4, TCP) else 2, sport=l4.sport, dport=l4.dport)
+    return e
+
+
+def expect_cut(raw):
+    """The record for a frame cut short (a runt, not padded): the parser reads bytes past the end as
+    zero, and reports an IP header only when it lies wholly inside the frame and ports only when
+    their 4 bytes do (the fields of a layer it does not report are 0)."""
+    e = expect(raw + bytes(160))
+    n = len(raw)
+    if e["l3"] and n < e["l4_off"]:
+        e.update(l3=0, l3_off=0, l4_off=0, ip_src=0, ip_dst=0)
+    if e["l4"] and (not e["l3"] or n < e["l4_off"] + 4):
+        e.update(l4=0, sport=0, dport=0)
     return e
 
 
@@ -172,6 +186,35 @@ async def test_back_to_back_min_frames(dut):
     assert tb.rx_frames == frames
     assert [decode(m) for m in tb.side_out] == [expect(f) for f in frames]
     assert tb.cycles <= len(frames) + 4, f"{tb.cycles} cycles for {len(frames)} one-beat frames"
+
+
+@cocotb.test()
+async def test_cut_frames(dut):
+    """Frames of every kind cut short at 1..130 bytes (not padded): the record follows what lies in
+    the frame (bytes past its end read as zero; an IP header or ports only when wholly inside)."""
+    seed = beryl_seed.seed(6, "test_cut_frames")
+    rng = random.Random(seed)
+    tb = PassBench(dut, "meta", idle=0.2, bp=0.2, seed=seed)
+    await tb.reset()
+    frames = []
+    while len(frames) < (1200 if LONG else 300):
+        raw = random_frame(rng)
+        # cuts near the ends of the tags, the IP headers and the ports are the ones that matter
+        cuts = [rng.randint(1, 130), rng.randint(12, 26), rng.randint(30, 66)]
+        full = expect(raw)
+        if full["l3"]:   # one byte short of, or just holding, the IP header or the ports
+            cuts += [full["l4_off"] + rng.choice([-1, 0, 3, 4])] * 3
+        frames.append(raw[:max(1, rng.choice(cuts))])
+    for f in frames:
+        tb.send(f)
+    await tb.run_until_done(len(frames))
+    assert tb.rx_frames == frames, "frames not passed through unchanged"
+    for i, (f, m) in enumerate(zip(frames, tb.side_out)):
+        got, exp = decode(m), expect_cut(f)
+        assert got == exp, f"frame {i} ({len(f)} bytes, {f.hex()}): got {got}, expected {exp}"
+    dut._log.info("cut frames: %d, %d bytes, %d with an IP header, %d with ports", len(frames),
+                  sum(map(len, frames)), sum(1 for f in frames if expect_cut(f)["l3"]),
+                  sum(1 for f in frames if expect_cut(f)["l4"]))
 
 
 def test_beryl_nic_rx_parse():
