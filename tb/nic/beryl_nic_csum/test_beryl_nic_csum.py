@@ -56,8 +56,8 @@ def random_frames(rng, n):
         if rng.random() < 0.01:
             ln = rng.choice([9014, 9216])
         f = rng.randbytes(ln)
-        # starts on either side of a beat boundary: the beat before the start, the one holding it
-        # and the ones after it are summed differently (byte by byte or whole)
+        # starts on either side of a beat boundary: the beat holding the start has bytes zeroed
+        # one by one, the beats after it are taken whole
         st = rng.choice([0, 14, 34, 54, rng.randint(0, ln + 10), 64 * rng.randint(1, 4) + rng.choice([-1, 0, 1])])
         out.append((f, st))
     return out

@@ -825,8 +825,8 @@ def lens_fast(rng):
 def post_random(tb, q):
     """A scapy frame (checksum offload half the time) or, 1 in 5, raw bytes (not IPv4: scapy is not
     asked about them) with a random checksum start (odd too; or next to a 64-byte segment boundary,
-    where the checksum tap switches between its byte-by-byte and whole-segment sums) and offset
-    (straddling beats)."""
+    where the checksum tap switches between zeroing the bytes before the start and taking the
+    segment whole) and offset (straddling beats)."""
     rng = tb.rng
     if rng.random() < 0.2:
         cs = rng.choice([rng.randrange(34), max(0, 64 * rng.randrange(4) + rng.choice([-1, 0, 1]))])
@@ -897,8 +897,9 @@ async def test_lengths(dut):
 @cocotb.test()
 async def test_csum_start_boundaries(dut):
     """Checksum starts on and next to every 64-byte segment boundary of the first 256 bytes, in raw
-    frames DMAed in whole aligned 128-byte rows (the checksum tap sums a segment whole when all its
-    bytes count and byte by byte otherwise; the frames compare with Python's ones'-complement sum);
+    frames DMAed in whole aligned 128-byte rows (the checksum tap takes a segment whole when all its
+    bytes count and zeroes the others byte by byte first; the frames compare with Python's
+    ones'-complement sum);
     then the largest start and offset (255 + 255 + 2 = 512: a bad descriptor in a 511-byte packet)."""
     Clock(dut.clk, 4, unit="ns").start()
     tb = Bench(dut, seed=beryl_seed.seed(23, "test_csum_start_boundaries"), fast=True)
