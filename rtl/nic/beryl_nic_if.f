@@ -1,3 +1,4 @@
+-f ../common/beryl_axis_in_reg.f
 beryl_nic_pkg.sv
 ../regs/beryl_regs_pkg.sv
 -f beryl_nic_if_regs.f

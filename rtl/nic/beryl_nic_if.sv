@@ -288,32 +288,25 @@ module beryl_nic_if #(
   logic [PORT_COUNT*DATA_W/8-1:0] rxr_tkeep;
   logic [PORT_COUNT-1:0]          rxr_tvalid, rxr_tready, rxr_tlast, rxr_tuser;
   logic [PORT_COUNT*64-1:0]       rxr_ts;
-  logic                           rxr_gclk;
 
-  assign s_axis_rx_tready = ~rxr_tvalid | rxr_tready;
-
-  always_ff @(posedge rxr_gclk) begin
-    for (int p = 0; p < PORT_COUNT; p++) begin
-      if (s_axis_rx_tready[p]) begin
-        rxr_tvalid[p] <= s_axis_rx_tvalid[p];
-        if (s_axis_rx_tvalid[p]) begin
-          rxr_tdata[p*DATA_W +: DATA_W]     <= s_axis_rx_tdata[p*DATA_W +: DATA_W];
-          rxr_tkeep[p*DATA_W/8 +: DATA_W/8] <= s_axis_rx_tkeep[p*DATA_W/8 +: DATA_W/8];
-          rxr_tlast[p]                      <= s_axis_rx_tlast[p];
-          rxr_tuser[p]                      <= s_axis_rx_tuser[p];
-          rxr_ts[p*64 +: 64]                <= rx_ts[p*64 +: 64];
-        end
-      end
-    end
-    if (rst) rxr_tvalid <= '0;
+  for (genvar p = 0; p < PORT_COUNT; p++) begin : g_rxr
+    beryl_axis_in_reg #(.DATA_W (DATA_W), .KEEP_W (DATA_W / 8), .USER_W (65)) u_rxr (
+      .clk      (clk),
+      .rst      (rst),
+      .s_tdata  (s_axis_rx_tdata[p*DATA_W +: DATA_W]),
+      .s_tkeep  (s_axis_rx_tkeep[p*DATA_W/8 +: DATA_W/8]),
+      .s_tlast  (s_axis_rx_tlast[p]),
+      .s_tuser  ({rx_ts[p*64 +: 64], s_axis_rx_tuser[p]}),
+      .s_tvalid (s_axis_rx_tvalid[p]),
+      .s_tready (s_axis_rx_tready[p]),
+      .m_tdata  (rxr_tdata[p*DATA_W +: DATA_W]),
+      .m_tkeep  (rxr_tkeep[p*DATA_W/8 +: DATA_W/8]),
+      .m_tlast  (rxr_tlast[p]),
+      .m_tuser  ({rxr_ts[p*64 +: 64], rxr_tuser[p]}),
+      .m_tvalid (rxr_tvalid[p]),
+      .m_tready (rxr_tready[p])
+    );
   end
-
-  // Clock gate (sim/README.md, "Clock gates"): the register changes only with a beat offered or held.
-  beryl_clk_gate u_rxr_gate (
-    .clk  (clk),
-    .en   (rst || (|s_axis_rx_tvalid) || (|rxr_tvalid)),
-    .gclk (rxr_gclk)
-  );
 
   beryl_nic_if_regs #(
     .BLOCK_NEXT       (BLOCK_NEXT),

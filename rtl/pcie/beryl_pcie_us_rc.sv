@@ -68,29 +68,24 @@ module beryl_pcie_us_rc #(
   logic                      rc_tlast;
   logic [AXIS_RC_USER_W-1:0] rc_tuser;
   logic                      rc_tvalid, rc_tready;
-  logic                      in_gclk;
 
-  assign s_axis_rc_tready = !rc_tvalid || rc_tready;
-
-  always_ff @(posedge in_gclk) begin
-    if (s_axis_rc_tready) begin
-      rc_tvalid <= s_axis_rc_tvalid;
-      if (s_axis_rc_tvalid) begin
-        rc_tdata <= s_axis_rc_tdata;
-        rc_tkeep <= s_axis_rc_tkeep;
-        rc_tlast <= s_axis_rc_tlast;
-        rc_tuser <= s_axis_rc_tuser;
-      end
-    end
-    if (rst) rc_tvalid <= 1'b0;
-  end
-
-  // Clock gate (sim/README.md, "Clock gates"): the register changes only with a beat offered or one
-  // held.
-  beryl_clk_gate u_in_gate (
-    .clk  (clk),
-    .en   (rst || s_axis_rc_tvalid || rc_tvalid),
-    .gclk (in_gclk)
+  beryl_axis_in_reg #(
+    .DATA_W (TLP_DATA_W), .KEEP_W (TLP_DATA_W / 32), .USER_W (AXIS_RC_USER_W)
+  ) u_in_reg (
+    .clk      (clk),
+    .rst      (rst),
+    .s_tdata  (s_axis_rc_tdata),
+    .s_tkeep  (s_axis_rc_tkeep),
+    .s_tlast  (s_axis_rc_tlast),
+    .s_tuser  (s_axis_rc_tuser),
+    .s_tvalid (s_axis_rc_tvalid),
+    .s_tready (s_axis_rc_tready),
+    .m_tdata  (rc_tdata),
+    .m_tkeep  (rc_tkeep),
+    .m_tlast  (rc_tlast),
+    .m_tuser  (rc_tuser),
+    .m_tvalid (rc_tvalid),
+    .m_tready (rc_tready)
   );
 
   // Descriptor decoded at dword 0 and, with straddle, at dword N/2 (a TLP starting mid-beat)

@@ -385,6 +385,47 @@ class BufferBench(StreamBench):
     def pending(self):
         return f"{len(self.to_send)} {self.NOUNS} not accepted, {len(self.model)} not delivered"
 
+    # --- test steps shared by buffer benches
+    async def run_stall_modes(self, n, modes, idle=(0.2, 0.6), ready=(0.1, 0.8)):
+        """Per stall mode (stall_mode()): n words through, all out once and in order."""
+        for mode in range(modes):
+            self.stall_mode(mode, idle=idle, ready=ready)
+            first = self.seq
+            self.send(n)
+            await self.drain()
+            got = [s for s, _ in self.out_log if s >= first]
+            assert got == list(range(first, self.seq)), f"mode {mode}: {self.NOUNS} lost, duplicated or reordered"
+            self.dut._log.info("mode %d (idle %.2f, ready %.2f): %d %s ok, full %d cycles, %d probes", mode,
+                               self.idle_prob, self.ready_prob, n, self.NOUNS, self.full_cycles, self.probes)
+
+    async def run_full_rate(self, n, latency):
+        """Source always valid, sink always ready: n words enter in n cycles, each leaves `latency`
+        cycles after it entered."""
+        self.send(n)
+        await self.drain()
+        cycles = self.in_log[-1][1] - self.in_log[0][1] + 1
+        assert cycles == n, f"{n} {self.NOUNS} took {cycles} cycles to enter: a free-running stream was stalled"
+        in_at = dict(self.in_log)
+        for seq, c in self.out_log:
+            assert c - in_at[seq] == latency, f"{self.NOUN} {seq}: out {c - in_at[seq]} cycles after in, not {latency}"
+
+    async def run_resets(self, reps, words, idle):
+        """Resets in the middle of traffic (source idle `idle` in odd repetitions, the sink ready
+        always, half or a tenth of the time): the words sent after each reset arrive intact and in
+        order. What each reset found inside is in reset_hits."""
+        for rep in range(reps):
+            self.idle_prob = idle if rep & 1 else 0.0
+            self.ready_prob = [1.0, 0.5, 0.1][rep % 3]
+            self.send(words)
+            for _ in range(self.rng.randint(3, 30)):
+                await RisingEdge(self.dut.clk)
+            await self.reset(self.rng.randint(1, 3))
+            after = self.expect_next
+            await self.drain()
+            got = [s for s, _ in self.out_log if s >= after]
+            assert got == list(range(after, self.seq)), f"reset {rep}: {self.NOUNS} after the reset lost or reordered"
+        self.dut._log.info("resets with %s %s inside: all ok", self.reset_hits, self.NOUNS)
+
     async def probe(self):
         """Mid-cycle, flip m_ready, s_valid and s_data: s_ready, m_valid, m_data must not move."""
         p, nm = self.port, self.name

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.triggers import ClockCycles, RisingEdge
+from cocotb.triggers import ClockCycles
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_sim  # noqa: E402
@@ -65,16 +65,7 @@ async def test_random_streams(dut):
     tb = TB(dut, seed=21)
     await tb.start()
     tb.probe_prob = 0.05
-    n = 2000 if LONG else 400
-    for mode in range(12 if LONG else 8):
-        tb.stall_mode(mode, idle=(0.2, 0.6), ready=(0.1, 0.8))
-        first = tb.seq
-        tb.send(n)
-        await tb.drain()
-        got = [s for s, _ in tb.out_log if s >= first]
-        assert got == list(range(first, tb.seq)), f"mode {mode}: beats lost, duplicated or reordered"
-        dut._log.info("mode %d (idle %.2f, ready %.2f): %d beats ok, full %d cycles, %d probes", mode,
-                      tb.idle_prob, tb.ready_prob, n, tb.full_cycles, tb.probes)
+    await tb.run_stall_modes(2000 if LONG else 400, 12 if LONG else 8)
     assert tb.full_cycles > 0, "backpressure never filled both entries"
     assert tb.probes > 0
 
@@ -84,15 +75,7 @@ async def test_full_rate(dut):
     """Source always valid, sink always ready: one beat per cycle, each LATENCY cycles later."""
     tb = TB(dut, seed=22)
     await tb.start()
-    n = 500
-    tb.send(n)
-    await tb.drain()
-    cycles = tb.in_log[-1][1] - tb.in_log[0][1] + 1
-    assert cycles == n, f"{n} beats took {cycles} cycles to enter: the buffer stalled a free-running stream"
-    in_at = dict(tb.in_log)
-    for seq, c in tb.out_log:
-        assert c - in_at[seq] == LATENCY, f"beat {seq}: out {c - in_at[seq]} cycles after in, not {LATENCY}"
-    dut._log.info("%d beats in %d cycles, latency %d", n, cycles, LATENCY)
+    await tb.run_full_rate(500, LATENCY)
 
 
 @cocotb.test()
@@ -118,18 +101,7 @@ async def test_reset_mid_traffic(dut):
     high, and the beats sent after the reset arrive intact and in order."""
     tb = TB(dut, seed=24)
     await tb.start()
-    for rep in range(24 if LONG else 12):
-        tb.idle_prob = 0.3 if rep & 1 else 0.0
-        tb.ready_prob = [1.0, 0.5, 0.1][rep % 3]
-        tb.send(60)
-        for _ in range(tb.rng.randint(3, 30)):
-            await RisingEdge(dut.clk)
-        await tb.reset(tb.rng.randint(1, 3))
-        after = tb.expect_next
-        await tb.drain()
-        got = [s for s, _ in tb.out_log if s >= after]
-        assert got == list(range(after, tb.seq)), f"reset {rep}: beats after the reset lost or reordered"
-    dut._log.info("resets with %s beats inside: all ok", tb.reset_hits)
+    await tb.run_resets(24 if LONG else 12, 60, idle=0.3)
     assert DEPTH in tb.reset_hits and 1 in tb.reset_hits, "no reset with the buffer full or half full"
 
 
