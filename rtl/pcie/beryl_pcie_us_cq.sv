@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // UltraScale+ completer request (CQ) -> neutral rx_req TLP stream: decodes the 128-bit
 // CQ descriptor into a 4DW tlp_mem_hdr_t and realigns the payload to dword 0.
-// One beat per cycle, latency 2 cycles. Straddle must be off (one TLP per beat at most).
+// One beat per cycle, latency 3 cycles (input register, strip). Straddle must be off (one TLP per
+// beat at most).
 // PG213 discontinue on any beat of a request (the core found an uncorrectable error in it)
 // comes out as rx_req_tlp_bad with the request's last beat: the consumer discards it.
 `default_nettype none
@@ -39,21 +40,50 @@ module beryl_pcie_us_cq #(
            TLP_DATA_W, AXIS_CQ_USER_W);
   end
 
+  // Input register: every CQ beat is registered before any logic looks at it (a cycle of latency;
+  // the hard IP's outputs straight into flops also eases timing). In the C++ model the descriptor
+  // decode and the strip then run only where this register or the strip is clocked, not whenever
+  // another input of the NIC changes (the input-combinational region).
+  logic [TLP_DATA_W-1:0]     cq_tdata;
+  logic [TLP_DATA_W/32-1:0]  cq_tkeep;
+  logic                      cq_tlast;
+  logic [AXIS_CQ_USER_W-1:0] cq_tuser;
+  logic                      cq_tvalid, cq_tready;
+
+  beryl_axis_in_reg #(
+    .DATA_W (TLP_DATA_W), .KEEP_W (TLP_DATA_W / 32), .USER_W (AXIS_CQ_USER_W)
+  ) u_in_reg (
+    .clk      (clk),
+    .rst      (rst),
+    .s_tdata  (s_axis_cq_tdata),
+    .s_tkeep  (s_axis_cq_tkeep),
+    .s_tlast  (s_axis_cq_tlast),
+    .s_tuser  (s_axis_cq_tuser),
+    .s_tvalid (s_axis_cq_tvalid),
+    .s_tready (s_axis_cq_tready),
+    .m_tdata  (cq_tdata),
+    .m_tkeep  (cq_tkeep),
+    .m_tlast  (cq_tlast),
+    .m_tuser  (cq_tuser),
+    .m_tvalid (cq_tvalid),
+    .m_tready (cq_tready)
+  );
+
   // PG213 "Completer Request Descriptor Format": DW0 {addr[31:2], at}, DW1 addr[63:32],
   // DW2 {requester id, rsvd, req type, dword count}, DW3 {attr, tc, bar aperture, bar id,
   // target function, tag}. first/last BE live in tuser (positions differ per width).
   logic [31:0] desc_dw0, desc_dw1, desc_dw2, desc_dw3;
   logic [3:0]  first_be, last_be;
   logic        discontinue;
-  assign {desc_dw3, desc_dw2, desc_dw1, desc_dw0} = s_axis_cq_tdata[127:0];
+  assign {desc_dw3, desc_dw2, desc_dw1, desc_dw0} = cq_tdata[127:0];
   if (TLP_DATA_W == 512) begin : g_be512
-    assign first_be = s_axis_cq_tuser[3:0];
-    assign last_be  = s_axis_cq_tuser[11:8];
-    assign discontinue = s_axis_cq_tuser[96];
+    assign first_be = cq_tuser[3:0];
+    assign last_be  = cq_tuser[11:8];
+    assign discontinue = cq_tuser[96];
   end else begin : g_be256
-    assign first_be = s_axis_cq_tuser[3:0];
-    assign last_be  = s_axis_cq_tuser[7:4];
-    assign discontinue = s_axis_cq_tuser[41];
+    assign first_be = cq_tuser[3:0];
+    assign last_be  = cq_tuser[7:4];
+    assign discontinue = cq_tuser[41];
   end
 
   beryl_pcie_pkg::tlp_mem_hdr_t hdr;
@@ -105,7 +135,7 @@ module beryl_pcie_us_cq #(
   // (folded into length), tuser byte enables/parity/TPH/straddle flags (discontinue is used).
   logic unused_ok;
   assign unused_ok = ^{desc_dw2[15], desc_dw2[10], desc_dw3[31], desc_dw3[24:19], desc_dw3[15:8],
-                       s_axis_cq_tuser};
+                       cq_tuser};
 
   beryl_pcie_us_strip #(
     .DATA_W (TLP_DATA_W),
@@ -114,14 +144,14 @@ module beryl_pcie_us_cq #(
   ) u_strip (
     .clk          (clk),
     .rst          (rst),
-    .s_axis_tdata (s_axis_cq_tdata),
-    .s_axis_tkeep (s_axis_cq_tkeep),
-    .s_axis_tlast (s_axis_cq_tlast),
+    .s_axis_tdata (cq_tdata),
+    .s_axis_tkeep (cq_tkeep),
+    .s_axis_tlast (cq_tlast),
     .s_side       ({desc_dw3[18:16], hdr}),
     .s_start_mid  (1'b0),
     .s_bad        (discontinue),
-    .s_axis_tvalid(s_axis_cq_tvalid),
-    .s_axis_tready(s_axis_cq_tready),
+    .s_axis_tvalid(cq_tvalid),
+    .s_axis_tready(cq_tready),
     .m_tlp_data   (rx_req_tlp_data),
     .m_tlp_strb   (rx_req_tlp_strb),
     .m_tlp_sop    (rx_req_tlp_sop),

@@ -52,7 +52,7 @@ from pcie_tlp import parse_mem_hdr  # noqa: E402
 from us_conv_bench import LONG, N, TLP_DATA_W, GarbageSource, ModelToNeutralTB  # noqa: E402
 
 DESC_DW = 4               # PG213 CQ descriptor
-LATENCY = 2               # module header: input beat j -> output beat j, cycles
+LATENCY = 3               # module header: input beat j -> output beat j, cycles (input register + strip)
 
 # Request kinds: (type on CQ, neutral type it must come out as). The neutral stream carries
 # memory requests (and everything in the tlp_mem_hdr_t layout) in the 4DW form; IO requests keep
