@@ -153,6 +153,17 @@ module beryl_nic_us_top #(
     $error("%m: the interface blocks overlap the PTP block (regs/beryl_app.rdl)");
   end
 
+  // Reset registered once (the core's user_reset is synchronous to clk) on a clock of its own that
+  // rises only when rst changes. Everything inside reads rst_r: in the C++ model the clock-gate
+  // enables, which all have a reset term, then no longer read a top-level input and leave the
+  // input-combinational region (evaluated in every falling-edge eval whose inputs changed). rst_r is
+  // high from power-up (the flop's initial value), so the design is in reset before the first edge
+  // as it was when every block read rst directly.
+  logic rst_r, rst_gclk;
+  initial rst_r = 1'b1;
+  beryl_clk_gate u_rst_gate (.clk (clk), .en (rst ^ rst_r), .gclk (rst_gclk));
+  always_ff @(posedge rst_gclk) rst_r <= rst;
+
   logic [APP_ADDR_W-1:0] app_awaddr, app_araddr;
   logic [2:0]  app_awprot, app_arprot;
   logic        app_awvalid, app_awready, app_wvalid, app_wready, app_bvalid, app_bready;
@@ -196,7 +207,7 @@ module beryl_nic_us_top #(
     .APP_CHAIN      (1'b1)
   ) u_pcie (
     .clk                       (clk),
-    .rst                       (rst),
+    .rst                       (rst_r),
     .s_axis_cq_tdata           (s_axis_cq_tdata),
     .s_axis_cq_tkeep           (s_axis_cq_tkeep),
     .s_axis_cq_tlast           (s_axis_cq_tlast),
@@ -319,7 +330,7 @@ module beryl_nic_us_top #(
     .M_ADDR_W (if_addr_w())
   ) u_app_decode (
     .clk            (clk),
-    .rst            (rst),
+    .rst            (rst_r),
     .s_axil_awaddr  (app_awaddr),
     .s_axil_awprot  (app_awprot),
     .s_axil_awvalid (app_awvalid),
@@ -404,7 +415,7 @@ module beryl_nic_us_top #(
       .TAG_W          (IF_TAG_W)
     ) u_if (
       .clk                  (clk),
-      .rst                  (rst),
+      .rst                  (rst_r),
       .s_axil_awaddr        (i_awaddr[i*APP_ADDR_W +: IFA_W]),
       .s_axil_awprot        (i_awprot[i*3 +: 3]),
       .s_axil_awvalid       (i_awvalid[i]),
@@ -486,7 +497,7 @@ module beryl_nic_us_top #(
     .BLOCK_NEXT (32'h0)
   ) u_ptp (
     .clk            (clk),
-    .rst            (rst),
+    .rst            (rst_r),
     .s_axil_awaddr  (i_awaddr[IF_COUNT*APP_ADDR_W +: PTPA_W]),
     .s_axil_awprot  (i_awprot[IF_COUNT*3 +: 3]),
     .s_axil_awvalid (i_awvalid[IF_COUNT]),
@@ -560,7 +571,7 @@ module beryl_nic_us_top #(
     beryl_dma_desc_mux #(
       .PORTS (IF_COUNT), .RAM_ADDR_W (RAM_ADDR_W), .LEN_W (17), .CLIENT_TAG_W (IF_TAG_W), .TAG_W (TAG_W)
     ) u_rd_mux (
-      .clk (clk), .rst (rst),
+      .clk (clk), .rst (rst_r),
       .s_desc_host_addr (f_rd_host_addr), .s_desc_ram_addr (rd_ram_full), .s_desc_len (f_rd_len),
       .s_desc_tag (f_rd_tag), .s_desc_valid (f_rd_valid), .s_desc_ready (f_rd_ready),
       .s_desc_status_tag (f_rd_sts_tag), .s_desc_status_error (f_rd_sts_error),
@@ -573,7 +584,7 @@ module beryl_nic_us_top #(
     beryl_dma_desc_mux #(
       .PORTS (IF_COUNT), .RAM_ADDR_W (RAM_ADDR_W), .LEN_W (17), .CLIENT_TAG_W (IF_TAG_W), .TAG_W (TAG_W)
     ) u_wr_mux (
-      .clk (clk), .rst (rst),
+      .clk (clk), .rst (rst_r),
       .s_desc_host_addr (f_wr_host_addr), .s_desc_ram_addr (wr_ram_full), .s_desc_len (f_wr_len),
       .s_desc_tag (f_wr_tag), .s_desc_valid (f_wr_valid), .s_desc_ready (f_wr_ready),
       .s_desc_status_tag (f_wr_sts_tag), .s_desc_status_error (f_wr_sts_error),
@@ -590,7 +601,7 @@ module beryl_nic_us_top #(
       .m_ram_wr_cmd_valid (f_wr_valid_r), .m_ram_wr_cmd_ready (f_wr_ready_r)
     );
     beryl_dma_ram_rd_demux #(.PORTS (IF_COUNT), .SEG_ADDR_W (SEG_ADDR_W)) u_rd_demux (
-      .clk (clk), .rst (rst),
+      .clk (clk), .rst (rst_r),
       .s_ram_rd_cmd_addr (ram_rd_cmd_addr), .s_ram_rd_cmd_valid (ram_rd_cmd_valid),
       .s_ram_rd_cmd_ready (ram_rd_cmd_ready), .s_ram_rd_resp_data (ram_rd_resp_data),
       .s_ram_rd_resp_valid (ram_rd_resp_valid), .s_ram_rd_resp_ready (ram_rd_resp_ready),
@@ -619,7 +630,7 @@ module beryl_nic_us_top #(
     end
     always_ff @(posedge clk) begin
       if (irq_valid && irq_ready) irq_last_q <= irq_sel;
-      if (rst) irq_last_q <= '0;
+      if (rst_r) irq_last_q <= '0;
     end
   end
 
