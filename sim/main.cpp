@@ -1465,7 +1465,23 @@ class Sim {
     int tap0 = k;
     for (int p = 0; p < nports(); p++)
       if (ports_[p].tap_fd >= 0) pf[k++] = {ports_[p].tap_fd, POLLIN, 0};
-    int r = poll(pf, nfds_t(k), timeout_ms);
+    int r;
+    if (timeout_ms != 0) {
+      // a quit signal arriving after the main loop tested g_quit but before a blocking poll() would
+      // be noticed only at the next input (a test's SIGTERM then waits forever): block the signals,
+      // test the flags, and let ppoll() unblock them atomically while it waits
+      sigset_t sigs, old;
+      sigemptyset(&sigs);
+      sigaddset(&sigs, SIGINT);
+      sigaddset(&sigs, SIGTERM);
+      sigaddset(&sigs, SIGUSR1);
+      sigprocmask(SIG_BLOCK, &sigs, &old);
+      struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+      r = (g_quit || g_dump) ? 0 : ppoll(pf, nfds_t(k), timeout_ms < 0 ? nullptr : &ts, &old);
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+    } else {
+      r = poll(pf, nfds_t(k), 0);
+    }
     if (r <= 0) return;
     for (size_t i = 0; i < nics_.size(); i++) nics_[i]->handle_pollfds(pf + at[i], at[i + 1] - at[i]);
     for (int i = tap0, p = 0; p < nports(); p++)
