@@ -14,7 +14,8 @@ This script rewrites, in the verilated sources, each such test in `_eval_nba` to
 compiler drops it) and puts one check at the top of the function instead: an NBA run without the
 clk bit stops the simulator (VL_FATAL_MT) rather than skipping work. Every other test is kept as it
 is. It stops with an error if the function or the clk trigger cannot be found, or if a test has a
-form it does not know (anything but an OR of `mask & __VnbaTriggered[w]` terms), so a changed
+form it does not know (anything but an OR of `mask & __VnbaTriggered[w]` terms, or one mask over an
+OR of words), so a changed
 Verilator fails the build instead of building a wrong model. Idempotent (a patched file is left).
 
     nba_clk.py VDIR TOP
@@ -37,8 +38,17 @@ MARK = "// beryl-sim: trigger tests with posedge clk removed (sim/nba_clk.py)"
 TERM = re.compile(r"\(*\s*(0x[0-9a-fA-F]+|\d+)ULL\s*&\s*vlSelfRef\.__VnbaTriggered\[(\d+)U\]\s*\)*")
 
 
+# one mask over an OR of words, `mask & (__VnbaTriggered[1U] | __VnbaTriggered[0U])`: Verilator's form
+# when two words share the mask
+SHARED = re.compile(r"\(*\s*(0x[0-9a-fA-F]+|\d+)ULL\s*&\s*\(((?:\s*\|?\s*vlSelfRef\.__VnbaTriggered\[\d+U\])+)\s*\)\s*\)*")
+
+
 def term_list(cond):
-    """[(mask, word)] of a test that is an OR of trigger terms, else None"""
+    """[(mask, word)] of a test that is an OR of trigger terms (or one mask over an OR of words),
+    else None"""
+    m = SHARED.fullmatch(cond.strip())
+    if m:
+        return [(int(m.group(1), 0), int(w)) for w in re.findall(r"__VnbaTriggered\[(\d+)U\]", m.group(2))]
     parts = [p.strip() for p in cond.split("|")]
     out = []
     for p in parts:
