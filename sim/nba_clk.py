@@ -15,8 +15,8 @@ compiler drops it) and puts one check at the top of the function instead: an NBA
 clk bit stops the simulator (VL_FATAL_MT) rather than skipping work. Every other test is kept as it
 is. It stops with an error if the function or the clk trigger cannot be found, or if a test has a
 form it does not know (anything but an OR of `mask & __VnbaTriggered[w]` terms, or one mask over an
-OR of words), so a changed
-Verilator fails the build instead of building a wrong model. Idempotent (a patched file is left).
+OR of words), so a changed Verilator fails the build instead of building a wrong model. Idempotent (a
+patched file is left).
 
     nba_clk.py VDIR TOP
 """
