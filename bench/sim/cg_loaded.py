@@ -9,10 +9,10 @@ The simulator runs under `valgrind --tool=callgrind --instr-atstart=no`; instrum
 (`callgrind_control -i on`) right after the row's first STATS reply and off right before its second,
 so set-up, reset and the driver's initialisation do not count. Prints the window's simulated cycles
 (STATS `cycles`), the instructions and their quotient. Whole-process counts moved by a few per cent
-between runs of the same binary (presumably the number of cheap idle cycles in them, which depends on the driver's
-timing); this quotient moved by 0.2-3 % (12 401 / 12 424 for one binary, 11 653-11 999 over three
-runs of another), so compare builds with two or three runs each. Build the binary
-without `-march=native` (valgrind does not know AVX-512), e.g.
+between runs of the same binary (presumably the number of cheap idle cycles in them, which depends
+on the driver's timing); this quotient moved by 0.2-3 % (12 401 / 12 424 for one binary, 11 653-11 999
+over three runs of another), so compare builds with two or three runs each. Build the binary without
+`-march=native` (valgrind does not know AVX-512), e.g.
 
     make -C sim PGO=0 CARCH=-march=x86-64-v3 OUT=$PWD/build/cg
     python3 bench/sim/cg_loaded.py build/cg/beryl-sim --frames 1000
