@@ -193,6 +193,8 @@ static inline void latch_gates(Vberyl_nic_us_top___024root* r) {
 // header by the Makefile into sim_ports.h, with BERYL_SIM_OUTPUTS). A cycle whose inputs equal
 // those of the previous rising-edge eval needs no falling-edge eval: that eval already settled the
 // combinational logic for exactly these inputs (every flop in the RTL is clocked on the rising edge).
+// The writers of the inputs note changes (Nic::inputs_changed()); --check-fast-edge checks them
+// against a copy of every input (InputSnap) and checks outputs with a copy of them (OutputSnap).
 // a copy of a list of the model's ports (BERYL_SIM_INPUTS or BERYL_SIM_OUTPUTS)
 #define BERYL_PORT_SNAP(NAME, LIST)                                                            \
   struct NAME {                                                                                \
@@ -533,7 +535,10 @@ class Nic {
   }
 
   // --------------------------------------------------------------------------- reset
-  void set_reset(bool on) { top_->rst = on; }
+  void set_reset(bool on) {
+    if (top_->rst != on) in_changed_ = true;
+    top_->rst = on;
+  }
   void configure_pins() { usp_->configure(); }   // what the root complex's enumeration would have set
   void write_msix_table() {
     // vector v -> address MSIX_ADDR_BASE + 4 v, data v, unmasked
@@ -563,7 +568,10 @@ class Nic {
       if (port.tx_credit > 64) port.tx_credit = 64;
       if (port.tx_credit > 0) txr |= 1u << p;
     }
-    t->m_axis_tx_tready = txr;
+    if (t->m_axis_tx_tready != txr) {
+      t->m_axis_tx_tready = uint8_t(txr);
+      in_changed_ = true;
+    }
 
     t->clk = 0;
 #ifdef BERYL_LOCKSTEP
@@ -574,9 +582,9 @@ class Nic {
     if (!o_.fast_edge || !model_init_) {
       t->eval();   // the first eval also runs Verilator's initial and settle regions
       model_init_ = true;
-      if (o_.fast_edge) snap_.update(t);
+      if (o_.fast_edge) inputs_changed(t);   // start the change tracking from this eval
       evals_fall_++;
-    } else if (snap_.update(t)) {
+    } else if (inputs_changed(t)) {
       fall_fast(t);
       evals_fall_++;
       if (o_.check_fast_edge) {
@@ -803,6 +811,20 @@ class Nic {
     }
   }
 
+  // Whether an input changed since the last falling-edge decision: the writers (UspIf, the RX ports,
+  // the TX pacing, the reset) note every write of a new value, which is cheaper than comparing a copy
+  // of every input in every cycle. --check-fast-edge compares such a copy (InputSnap) as well and stops
+  // if it saw a change that no writer noted. (A writer may note a change that is none: that only costs
+  // a falling-edge eval.)
+  bool inputs_changed(const Vberyl_nic_us_top* t) {
+    bool c = usp_->take_changed();
+    if (in_changed_) c = true;
+    in_changed_ = false;
+    if (o_.check_fast_edge && snap_.update(t) && !c)
+      die("--check-fast-edge: cycle %llu: an input changed that no writer noted", (unsigned long long)cyc_);
+    return c;
+  }
+
   void stage_rx(int p) {
     Port& port = ports_[p];
     auto* t = top_.get();
@@ -823,7 +845,7 @@ class Nic {
         port.rx_q.pop_front();
         port.rx_cur_gen = false;
       } else {
-        t->s_axis_rx_tvalid &= ~(1u << p);
+        rx_invalid(p);
         return;
       }
       port.rx_busy = true;
@@ -831,7 +853,7 @@ class Nic {
       port.last_rx_sof_ps = now_ps_;   // its first beat is presented this cycle
     }
     if (port.rx_cur_gen && port.gen_credit < 0) {   // the generator waits for line-rate credit
-      t->s_axis_rx_tvalid &= ~(1u << p);
+      rx_invalid(p);
       return;
     }
     Frame& f = port.rx_cur;
@@ -848,6 +870,14 @@ class Nic {
     t->s_axis_rx_tvalid |= 1u << p;
     port.rx_stage_len = n;
     port.rx_staged = true;
+    in_changed_ = true;   // a new beat
+  }
+  void rx_invalid(int p) {
+    auto* t = top_.get();
+    if (t->s_axis_rx_tvalid >> p & 1) {
+      t->s_axis_rx_tvalid &= ~(1u << p);
+      in_changed_ = true;
+    }
   }
   void commit_rx(uint32_t fire) {
     for (int p = 0; p < NP; p++) {
@@ -856,6 +886,7 @@ class Nic {
       port.rx_off += port.rx_stage_len;
       port.rx_staged = false;
       top_->s_axis_rx_tvalid &= ~(1u << p);
+      in_changed_ = true;
       Frame& f = port.rx_cur;
       bool last = port.rx_off >= f.data.size();
       if (port.rx_cur_gen) port.gen_credit += credit_per_cycle_ - (port.rx_stage_len + (last ? 24 : 0));
@@ -1163,7 +1194,8 @@ class Nic {
   uint64_t evals_fall_ = 0;   // falling-edge evals run (cycles whose inputs changed)
   uint64_t checked_fall_ = 0;  // --check-fast-edge: skippable evals run and found to change nothing
   bool model_init_ = false;    // the first eval (a full eval(): initial and settle regions) has run
-  InputSnap snap_;
+  InputSnap snap_;        // --check-fast-edge: a copy of the inputs, to check inputs_changed()
+  bool in_changed_ = true;   // an input this class drives was written with a new value
   OutputSnap out_snap_;
   double wall_start_ = 0, busy_wall_ = 0;
   int listen_fd_ = -1, client_fd_ = -1;

@@ -4,7 +4,9 @@
 // CQ and RC beats, parses RQ and CC beats, drives the configuration pins. Used by beryl-sim
 // (main.cpp, the NIC top) and the DMA benchmark harness (dma/main_dma.cpp, the PCIe subsystem).
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "verilated.h"
 #include "pcie_host.hpp"
@@ -53,6 +55,7 @@ class UspIf {
   // configuration pins as the root complex's enumeration leaves them
   void configure() {
     const PcieCfg& c = h_.cfg();
+    changed_ = true;
     t_->cfg_max_payload = uint8_t(log2i(c.mps) - 7);
     t_->cfg_max_read_req = uint8_t(log2i(c.mrrs) - 7);
     t_->cfg_function_status = 0x0006;   // memory space enable, bus master enable (PF0)
@@ -71,13 +74,21 @@ class UspIf {
     stage_cq();
     stage_rc();
     rq_ready_ = !h_.up_full();
-    t_->m_axis_rq_tready = rq_ready_;
-    t_->m_axis_cc_tready = !h_.up_full();
+    put(t_->m_axis_rq_tready, uint8_t(rq_ready_));
+    put(t_->m_axis_cc_tready, uint8_t(!h_.up_full()));
     // configuration management: answer a Device Control read the cycle after it is asked
     bool done = t_->cfg_mgmt_read && !cfg_done_;
     cfg_done_ = done;
-    t_->cfg_mgmt_read_write_done = done;
-    t_->cfg_mgmt_read_data = dev_ctl_;
+    put(t_->cfg_mgmt_read_write_done, uint8_t(done));
+    put(t_->cfg_mgmt_read_data, dev_ctl_);
+  }
+
+  // true if any model input this object drives was written with a new value since the last call
+  // (beryl-sim skips the falling-edge eval of a cycle whose inputs did not change)
+  bool take_changed() {
+    bool c = changed_;
+    changed_ = false;
+    return c;
   }
 
   // handshakes of the cycle (pre-edge values); true if the RTL sent or took anything
@@ -105,7 +116,8 @@ class UspIf {
     if (cq_staged_) return;
     auto& q = h_.cq_q();
     auto* t = t_;
-    if (q.empty()) { t->s_axis_cq_tvalid = 0; return; }
+    if (q.empty()) { put(t->s_axis_cq_tvalid, uint8_t(0)); return; }
+    changed_ = true;   // a new beat
     Tlp* r = q.front();
     uint32_t* d = words(t->s_axis_cq_tdata);
     for (int i = 0; i < 16; i++) d[i] = 0;
@@ -133,6 +145,7 @@ class UspIf {
     q.pop_front();
     cq_staged_ = false;
     t_->s_axis_cq_tvalid = 0;
+    changed_ = true;
   }
 
   // --------------------------------------------------------------------------- CC (our completions)
@@ -174,7 +187,10 @@ class UspIf {
   void rq_copy(const uint32_t* d, int from, int last) {
     Tlp* r = rq_cur_;
     if (r->kind != T_MWR) return;
-    for (int i = from; i <= last && rq_got_ < r->ndw; i++) r->data[rq_got_++] = d[i];
+    if (last < from || rq_got_ >= r->ndw) return;
+    uint32_t n = std::min(uint32_t(last - from + 1), r->ndw - rq_got_);
+    memcpy(&r->data[rq_got_], &d[from], n * sizeof(uint32_t));
+    rq_got_ += n;
   }
   void take_rq(int64_t now) {
     auto* t = t_;
@@ -208,7 +224,8 @@ class UspIf {
     if (rc_staged_) return;
     auto& q = h_.rc_q();
     auto* t = t_;
-    if (q.empty()) { t->s_axis_rc_tvalid = 0; return; }
+    if (q.empty()) { put(t->s_axis_rc_tvalid, uint8_t(0)); return; }
+    changed_ = true;   // a new beat
     uint32_t* d = words(t->s_axis_rc_tdata);
     uint32_t keep = 0, sop = 0, eop = 0, sop_ptr[2] = {0, 0}, eop_ptr[2] = {0, 0};
     int nsop = 0, neop = 0;
@@ -230,11 +247,11 @@ class UspIf {
       }
       uint32_t n = len - off;
       if (n > uint32_t(16 - pos)) n = uint32_t(16 - pos);
-      for (uint32_t i = 0; i < n; i++) {
-        uint32_t w = off + i;
-        d[pos + int(i)] = w < 3 ? rc_desc(c, int(w)) : c->data[w - 3];
-        keep |= 1u << (pos + int(i));
-      }
+      // descriptor dwords (the first 3 of the TLP), then the payload in one copy
+      uint32_t i = 0;
+      for (; i < n && off + i < 3; i++) d[pos + int(i)] = rc_desc(c, int(off + i));
+      if (i < n) memcpy(&d[pos + int(i)], &c->data[off + i - 3], (n - i) * sizeof(uint32_t));
+      keep |= ((1u << n) - 1) << pos;
       pos += int(n);
       off += n;
       if (off == len) {
@@ -288,11 +305,21 @@ class UspIf {
     rc_off_ = rc_commit_off_;
     rc_staged_ = false;
     t_->s_axis_rc_tvalid = 0;
+    changed_ = true;
   }
 
 
+  // write an input, noting whether its value changed
+  template <class T, class V> void put(T& port, V v) {
+    if (port != T(v)) {
+      port = T(v);
+      changed_ = true;
+    }
+  }
+
   PcieHost& h_;
   Top* t_;
+  bool changed_ = true;
   bool rq_ready_ = true, cq_fire_ = false, rc_fire_ = false;
   bool cq_staged_ = false, rc_staged_ = false, cfg_done_ = false;
   uint32_t dev_ctl_ = 0;
