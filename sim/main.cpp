@@ -135,12 +135,20 @@ static void zero_port(T& v) {
 void Vberyl_nic_us_top___024root___eval_nba(Vberyl_nic_us_top___024root* vlSelf);
 void Vberyl_nic_us_top___024root___eval_triggers_vec__act(Vberyl_nic_us_top___024root* vlSelf);
 
+// A gate's latch holds its enable as it was at the end of the low phase, and nothing changes the
+// enable (gate_en_now) between then and the rising edge: a falling-edge eval whose inputs changed
+// runs the latches with the rest of the input region (fall_fast()), so latch and enable are equal
+// after it; one that is skipped changes nothing the enable depends on. So the trigger bit of a gate is
+// read off its enable, and a skipped falling-edge eval need not copy the enables into the latches
+// (Verilator's latch variables are then stale, but only its own trigger pass reads them, which runs
+// only where every falling-edge eval is a full one: the first cycle, --check-fast-edge, where the
+// triggers set here are compared with Verilator's in every cycle, and builds without fast edges).
 static inline void rise_triggers(const Vberyl_nic_us_top___024root* r, uint64_t (&w)[BERYL_SIM_TRIG_WORDS]) {
   for (int i = 0; i < BERYL_SIM_TRIG_WORDS; i++) w[i] = 0;
   w[BERYL_SIM_TRIG_CLK_WORD] = uint64_t(1) << BERYL_SIM_TRIG_CLK_BIT;   // posedge clk
 // (a 1-bit variable of a Verilator model holds 0 or 1: Verilator keeps the bits above a variable's
-// width zero, so the latch value needs no mask)
-#define BERYL_TRIG_BIT(word, bit, g) w[word] |= uint64_t(r->g##__DOT__gate_en_l) << (bit);
+// width zero, so the enable needs no mask)
+#define BERYL_TRIG_BIT(word, bit, g) w[word] |= uint64_t(r->g##__DOT__gate_en_now) << (bit);
   BERYL_SIM_TRIGS(BERYL_TRIG_BIT)
 #undef BERYL_TRIG_BIT
 }
@@ -176,17 +184,6 @@ static void rise_fast(Vberyl_nic_us_top* t, bool check, unsigned long long cyc) 
   for (int i = 0; i < BERYL_SIM_TRIG_WORDS; i++) r->__VnbaTriggered[i] = 0;
 }
 
-// What the input-combinational region of a falling-edge eval would do in a cycle whose inputs did not
-// change: every clock gate's latch takes the gate's enable (the enables are computed from state and
-// inputs, so the rising-edge eval left them current; the latch is the only logic that reads clk).
-// The list of gates (BERYL_SIM_GATES) is read off the verilated header by the Makefile; a renamed
-// variable fails the build. The lock-step build (LOCKSTEP=1) checks the result against ungated RTL.
-static inline void latch_gates(Vberyl_nic_us_top___024root* r) {
-#define BERYL_GATE_LATCH(g) r->g##__DOT__gate_en_l = r->g##__DOT__gate_en_now;
-  BERYL_SIM_GATES(BERYL_GATE_LATCH)
-#undef BERYL_GATE_LATCH
-  (void)r;
-}
 
 // ----------------------------------------------------------------------------- options
 // The model's inputs: every port of beryl_nic_us_top but clk (BERYL_SIM_INPUTS, read off the verilated
@@ -599,11 +596,9 @@ class Nic {
       if (out_snap_.update(t)) die("--check-fast-edge: cycle %llu: an output changed in a falling-edge eval with "
                                    "unchanged inputs", (unsigned long long)cyc_);
       checked_fall_++;
-    } else {
-      // no input changed since the rising-edge eval settled the model: open the clock gates' enable
-      // latches (their enables were computed by that eval); nothing is clocked on a falling edge
-      latch_gates(t->rootp);
     }
+    // else no input changed since the rising-edge eval settled the model: nothing to evaluate (the
+    // clock gates' triggers are read off their enables, rise_triggers())
 
 #ifdef BERYL_LOCKSTEP
     lockstep_check("falling");

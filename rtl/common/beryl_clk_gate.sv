@@ -38,7 +38,7 @@ module beryl_clk_gate (
   assign unused_en = en;
 `else
   // gate_en_now: en as a variable of its own that the model keeps (public), so that beryl-sim can
-  // open the latch itself in a falling-edge eval it skips (sim/main.cpp, latch_gates)
+  // read it for the gate's trigger at a rising edge (sim/main.cpp, rise_triggers)
   logic gate_en_now /*verilator public_flat_rd*/;
   logic gate_en_l;
   assign gate_en_now = en;
