@@ -56,6 +56,11 @@ def idle_row(binary, cycles, nics=1):
             "cycles_per_s": r["cycles_per_s"], "cycles_per_cpu_s": r["cycles"] / cpu if cpu else 0, "note": ""}
 
 
+# the loaded row gives up when no frame was sent or received for this long (wall clock; a healthy run
+# moves frames every millisecond, a run under valgrind every few)
+STALL_S = 60.0
+
+
 def loaded_row(binary, frames, length):
     tmp = tempfile.mkdtemp(prefix="beryl-bench-")
     sock = os.path.join(tmp, "sim.sock")
@@ -72,7 +77,12 @@ def loaded_row(binary, frames, length):
             frame = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xB5]) + rng.randbytes(length - 14)
             s0, cpu0 = c.stats(), cpu_s(proc.pid)
             sent = got = 0
+            last_progress = time.monotonic()
             while got < frames:
+                if time.monotonic() - last_progress > STALL_S:
+                    raise RuntimeError(f"loaded row: no frame sent or received for {STALL_S:.0f} s "
+                                       f"({sent} sent, {got} of {frames} received); the simulator or the RTL "
+                                       "lost frames or stopped")
                 queued = 0
                 while sent < frames and sent - got < 200:
                     if await a.send(frame, ring_doorbell=False) is None:
@@ -84,7 +94,9 @@ def loaded_row(binary, frames, length):
                 await a.poll_tx()
                 n = len(await b.poll_rx())
                 got += n
-                if not n and not queued:
+                if n or queued:
+                    last_progress = time.monotonic()
+                else:
                     time.sleep(0.0005)
             s1, cpu1 = c.stats(), cpu_s(proc.pid)
             return s0, s1, cpu1 - cpu0

@@ -600,6 +600,7 @@ module beryl_nic_us_top #(
       .m_ram_wr_cmd_addr (f_wr_addr), .m_ram_wr_cmd_be (f_wr_be), .m_ram_wr_cmd_data (f_wr_data),
       .m_ram_wr_cmd_valid (f_wr_valid_r), .m_ram_wr_cmd_ready (f_wr_ready_r)
     );
+    /* verilator lint_off PINCONNECTEMPTY */
     beryl_dma_ram_rd_demux #(.PORTS (IF_COUNT), .SEG_ADDR_W (SEG_ADDR_W)) u_rd_demux (
       .clk (clk), .rst (rst_r),
       .s_ram_rd_cmd_addr (ram_rd_cmd_addr), .s_ram_rd_cmd_valid (ram_rd_cmd_valid),
@@ -607,8 +608,9 @@ module beryl_nic_us_top #(
       .s_ram_rd_resp_valid (ram_rd_resp_valid), .s_ram_rd_resp_ready (ram_rd_resp_ready),
       .m_ram_rd_cmd_addr (f_rd_addr), .m_ram_rd_cmd_valid (f_rd_valid_r), .m_ram_rd_cmd_ready (f_rd_ready_r),
       .m_ram_rd_resp_data (f_rd_resp_data), .m_ram_rd_resp_valid (f_rd_resp_valid),
-      .m_ram_rd_resp_ready (f_rd_resp_ready)
+      .m_ram_rd_resp_ready (f_rd_resp_ready), .resp_any (), .resp_sel ()
     );
+    /* verilator lint_on PINCONNECTEMPTY */
     // interrupts: round robin among the interfaces
     logic [IFS_W-1:0] irq_last_q, irq_sel;
     logic             irq_any;

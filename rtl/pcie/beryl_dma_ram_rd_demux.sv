@@ -2,6 +2,11 @@
 // DMA RAM read-port demux: the top log2(PORTS) bits of each segment's row address pick the client; a FIFO
 // per segment remembers the client of each read so responses return in command order. Combinational
 // (no added latency, valid/ready pass through); up to FIFO_DEPTH reads outstanding per segment.
+// resp_any/resp_sel name the client whose response a segment waits for. With DATA = 0 the demux does not
+// select the response data (s_ram_rd_resp_data is 0, m_ram_rd_resp_data is not read): the parent does,
+// with resp_any/resp_sel, from its clients' data as separate variables. (A Verilator model copies every
+// client's read data into the concatenated m_ram_rd_resp_data whenever the client's clock runs, about 1 %
+// of a busy simulated cycle in beryl_nic_if; separate variables are its clients' own outputs.)
 `default_nettype none
 
 module beryl_dma_ram_rd_demux #(
@@ -11,7 +16,8 @@ module beryl_dma_ram_rd_demux #(
   parameter int SEG_ADDR_W        = 12,                 // engine-side row address width, > log2(PORTS)
   // client row address width: the low bits of the engine row address; = SEG_ADDR_W - log2(PORTS)
   parameter int CLIENT_SEG_ADDR_W = SEG_ADDR_W - $clog2(PORTS),
-  parameter int FIFO_DEPTH        = 8                   // reads outstanding per segment, power of two, 2..64
+  parameter int FIFO_DEPTH        = 8,                  // reads outstanding per segment, power of two, 2..64
+  parameter bit DATA              = 1'b1                // select the response data (0: the parent does)
 ) (
   input  wire logic                                            clk,
   input  wire logic                                            rst,
@@ -30,7 +36,11 @@ module beryl_dma_ram_rd_demux #(
   input  wire logic [PORTS*SEG_COUNT-1:0]                      m_ram_rd_cmd_ready,
   input  wire logic [PORTS*SEG_COUNT*SEG_DATA_W-1:0]           m_ram_rd_resp_data,
   input  wire logic [PORTS*SEG_COUNT-1:0]                      m_ram_rd_resp_valid,
-  output logic [PORTS*SEG_COUNT-1:0]                           m_ram_rd_resp_ready
+  output logic [PORTS*SEG_COUNT-1:0]                           m_ram_rd_resp_ready,
+
+  // per segment: a read is outstanding, and the client its oldest response comes from
+  output logic [SEG_COUNT-1:0]                                 resp_any,
+  output logic [SEG_COUNT*(PORTS > 1 ? $clog2(PORTS) : 1)-1:0] resp_sel
 );
 
   localparam int SEL_W = $clog2(PORTS);
@@ -98,6 +108,15 @@ module beryl_dma_ram_rd_demux #(
     end
   end
 
+  assign resp_any = ~empty;
+  assign resp_sel = head;
+
+  if (!DATA) begin : g_no_data
+    // the parent selects the data (resp_any, resp_sel)
+    logic unused_data;
+    assign unused_data = ^m_ram_rd_resp_data;
+  end
+
   // Commands: address to every client, valid to the selected one while the order FIFO has room.
   // Responses: only the client of the oldest read is listened to (and given ready).
   always_comb begin
@@ -117,7 +136,7 @@ module beryl_dma_ram_rd_demux #(
       // the data only with a read outstanding (it is meaningless otherwise): the C++ simulator
       // then skips the 512-bit selection on idle cycles
       s_ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W] = '0;
-      if (!empty[s]) begin
+      if (DATA && !empty[s]) begin
         s_ram_rd_resp_data[s*SEG_DATA_W +: SEG_DATA_W] =
           m_ram_rd_resp_data[(head[s*IDX_W +: IDX_W]*SEG_COUNT + s)*SEG_DATA_W +: SEG_DATA_W];
       end

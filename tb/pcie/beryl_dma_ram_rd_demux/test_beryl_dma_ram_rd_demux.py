@@ -6,7 +6,9 @@ differ, so a later read to a fast client is ready before an earlier one to a slo
 takes responses with random backpressure. Checks: each engine read becomes exactly one read at the
 client the top row bits name, with the low bits as address; responses reach the engine in command order
 per segment with the data of a flat Python memory model; reads outstanding never exceed FIFO_DEPTH (and
-reach it). No stalls, idle, backpressure, both."""
+reach it); in every cycle resp_any says whether a read is outstanding and resp_sel names the client of
+the oldest. No stalls, idle, backpressure, both. With DATA=0 the demux's data output stays 0 and the
+bench selects the client data by resp_any/resp_sel, as beryl_nic_if does."""
 import os
 import sys
 from pathlib import Path
@@ -34,6 +36,8 @@ async def test_reads(dut):
     caw = len(d.m_ram_rd_cmd_addr) // (SEG * ports)
     dw = len(d.s_ram_rd_resp_data) // SEG
     depth = int(os.environ["PARAM_FIFO_DEPTH"])
+    data_sel = int(os.environ.get("PARAM_DATA", "1"))   # 0: the bench selects the data
+    iw = max(1, (ports - 1).bit_length())
     assert caw == aw - (ports - 1).bit_length()
     rng = beryl_seed.rng(ports * 7 + depth, "test_reads")
     Clock(d.clk, 4, unit="ns").start()
@@ -100,6 +104,8 @@ async def test_reads(dut):
             s_rval = int(d.s_ram_rd_resp_valid.value)
             s_rdat = int(d.s_ram_rd_resp_data.value)
             m_rrdy = int(d.m_ram_rd_resp_ready.value)
+            r_any = int(d.resp_any.value)
+            r_sel = int(d.resp_sel.value)
             for s in range(SEG):
                 # commands
                 hs = [p for p in range(ports) if (m_cval & crdy) >> (p * SEG + s) & 1]
@@ -119,17 +125,24 @@ async def test_reads(dut):
                         due = max(last_due[pe][s], now + rng.randint(*lat[pe]))
                         last_due[pe][s] = due
                         cq[pe][s].append((due, client[pe][s].get(ca, 0)))
-                        exp[s].append(flat[s].get(a, 0))
+                        exp[s].append((flat[s].get(a, 0), pe))
                         cur[s] = None
                     else:
                         assert not hs
-                # responses
+                # responses (exp as it was before this cycle's command: resp_any/resp_sel are the
+                # FIFO's state, a command taken now counts from the next cycle)
+                out = exp[s][:-1] if hs and s_crdy >> s & 1 else exp[s]
+                assert (r_any >> s & 1) == int(bool(out)), f"seg {s}: resp_any {r_any >> s & 1} with {len(out)} out"
+                if out:
+                    assert sl(r_sel, s, iw) == out[0][1], f"seg {s}: resp_sel {sl(r_sel, s, iw)}, expected {out[0][1]}"
+                if not data_sel:
+                    assert sl(s_rdat, s, dw) == 0, f"seg {s}: data output not 0 with DATA=0"
                 pops = [p for p in range(ports) if (cval & m_rrdy) >> (p * SEG + s) & 1]
                 if (s_rval & rr) >> s & 1:
                     assert len(pops) == 1, f"seg {s}: engine took a response, clients popped {pops}"
-                    got = sl(s_rdat, s, dw)
+                    got = sl(s_rdat, s, dw) if data_sel else sl(cdat, sl(r_sel, s, iw) * SEG + s, dw)
                     assert exp[s], f"seg {s}: response with no read outstanding"
-                    want = exp[s].pop(0)
+                    want, _ = exp[s].pop(0)
                     assert got == want, f"seg {s}: read data {got:#x}, expected {want:#x}"
                     cq[pops[0]][s].pop(0)
                     done += 1
@@ -142,10 +155,11 @@ async def test_reads(dut):
 
 
 # PORTS=1 (no decode) only in the long run: the contract asks for 2 and 4
-@pytest.mark.parametrize("ports,depth", [(2, 8), (4, 4)] + ([(1, 2)] if int(os.environ.get("BERYL_LONG", "0")) else []))
-def test_beryl_dma_ram_rd_demux(ports, depth):
+@pytest.mark.parametrize("ports,depth,data", [(2, 8, 1), (4, 4, 1), (4, 4, 0)] +
+                         ([(1, 2, 1), (2, 8, 0)] if int(os.environ.get("BERYL_LONG", "0")) else []))
+def test_beryl_dma_ram_rd_demux(ports, depth, data):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
     import beryl_sim
     beryl_sim.run("beryl_dma_ram_rd_demux", "rtl/pcie/beryl_dma_ram_rd_demux.f", "test_beryl_dma_ram_rd_demux",
                   Path(__file__).parent,
-                  parameters={"PORTS": ports, "SEG_DATA_W": 64, "SEG_ADDR_W": 6, "FIFO_DEPTH": depth})
+                  parameters={"PORTS": ports, "SEG_DATA_W": 64, "SEG_ADDR_W": 6, "FIFO_DEPTH": depth, "DATA": data})
