@@ -45,7 +45,6 @@ module beryl_ptp_clock #(
   localparam int unsigned INCR_W = FNS_W + 8;   // increment {ns8, fns}
   localparam int unsigned NSF_W  = FNS_W + 30;  // time of day below the second {ns30, fns}
   localparam int unsigned S_W    = FNS_W + 35;  // signed increment + offset, integer part 35 bits
-  localparam int unsigned REL_W  = FNS_W + 64;
   localparam int unsigned HI_W   = NSF_W + 2;   // {ns, fns} with room for a sign and a carry
 
   localparam logic [INCR_W-1:0] INCR_RST = {8'(PERIOD_NS), FNS_W'(PERIOD_FNS >> (32 - FNS_W))};
@@ -158,7 +157,12 @@ module beryl_ptp_clock #(
   // ---------------------------------------------------------------------------------------------
   logic [47:0]        sec_q;
   logic [NSF_W-1:0]   nsf_q;
-  logic [REL_W-1:0]   rel_q;
+  // rel = {rel_ns_q, rel_fns_q}: two sums of at most 64 bits with a carry between them (a C++ model
+  // then adds machine words instead of a 96-bit vector every cycle)
+  logic [63:0]        rel_ns_q;
+  logic [FNS_W-1:0]   rel_fns_q;
+  logic [FNS_W:0]     rel_fns_sum;
+  assign rel_fns_sum = {1'b0, rel_fns_q} + {1'b0, incr_q[FNS_W-1:0]};
 
   // the top bits of the two sums only decide which one is kept
   /* verilator lint_off UNUSEDSIGNAL */
@@ -175,11 +179,13 @@ module beryl_ptp_clock #(
     if (rst) begin
       sec_q <= '0;
       nsf_q <= '0;
-      rel_q <= '0;
+      rel_ns_q  <= '0;
+      rel_fns_q <= '0;
       pps   <= 1'b0;
       step  <= 1'b0;
     end else begin
-      rel_q <= rel_q + REL_W'(incr_q);
+      rel_fns_q <= rel_fns_sum[FNS_W-1:0];
+      rel_ns_q  <= rel_ns_q + 64'(incr_q[INCR_W-1:FNS_W]) + 64'(rel_fns_sum[FNS_W]);
       if (set_pend_q) begin
         sec_q <= set_sec_q;
         nsf_q <= set_nsf_q;
@@ -193,7 +199,7 @@ module beryl_ptp_clock #(
   end
 
   assign tod      = {sec_q, 2'b00, nsf_q[NSF_W-1:FNS_W], nsf_q[FNS_W-1 -: 16]};
-  assign rel      = {rel_q[REL_W-1:FNS_W], rel_q[FNS_W-1 -: 16]};
+  assign rel      = {rel_ns_q, rel_fns_q[FNS_W-1 -: 16]};
   assign incr_cur = incr_q;
 
   always_ff @(posedge clk) begin
