@@ -165,15 +165,18 @@ module beryl_nic_rx_engine #(
   logic [SLOT_W-1:0]     free_slot;
   logic                  no_free;
 
-  always_comb begin
-    free_slot = '0;
-    no_free   = 1'b1;
-    for (int i = SLOTS - 1; i >= 0; i--) begin
-      if (!busy_q[i]) begin
-        free_slot = SLOT_W'(i);
-        no_free   = 1'b0;
-      end
-    end
+  // the lowest free slot: its bit isolated (~busy & (busy + 1)), then encoded one index bit at a time
+  // with constant masks (a priority loop over the slots cost a C++ model a test per slot per cycle)
+  logic [SLOTS-1:0]      free_1h;
+  assign no_free = &busy_q;
+  assign free_1h = ~busy_q & (busy_q + 1'b1);
+
+  function automatic logic [SLOTS-1:0] slot_bit_mask(input int b);   // slots whose index has bit b set
+    for (int i = 0; i < SLOTS; i++) slot_bit_mask[i] = 1'((i >> b) & 1);
+  endfunction
+  for (genvar b = 0; b < SLOT_W; b++) begin : g_free_slot
+    localparam logic [SLOTS-1:0] MASK = slot_bit_mask(b);
+    assign free_slot[b] = |(free_1h & MASK);
   end
 
   logic                  in_frame_q;      // a frame of cur_port_q is being received
