@@ -587,10 +587,13 @@ module beryl_nic_rx_engine #(
   // segment instead of one per byte lane, which it cleared and tested every cycle.
   logic [4*96-1:0] wr_row0, wr_row1;
   always_comb begin
-    wr_row0 = dmem0[ram_wr_cmd_addr[DROW_W-1:0]];
-    wr_row1 = dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]];
-    // only used with their write valids: the tests let Verilator skip the lanes on idle cycles
+    // only used with their write valids: the row is read and merged only then (the DMA read engine's
+    // writes to the other clients of the write demux change the address here too, and a C++ model
+    // re-evaluated both row reads on each of them)
+    wr_row0 = '0;
+    wr_row1 = '0;
     if (ram_wr_cmd_valid[0]) begin
+      wr_row0 = dmem0[ram_wr_cmd_addr[DROW_W-1:0]];
       for (int c = 0; c < 4; c++) begin
         for (int b = 0; b < 12; b++) begin
           if (ram_wr_cmd_be[c * 16 + b]) wr_row0[c*96 + b*8 +: 8] = ram_wr_cmd_data[(c * 16 + b) * 8 +: 8];
@@ -598,6 +601,7 @@ module beryl_nic_rx_engine #(
       end
     end
     if (ram_wr_cmd_valid[1]) begin
+      wr_row1 = dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]];
       for (int c = 0; c < 4; c++) begin
         for (int b = 0; b < 12; b++) begin
           if (ram_wr_cmd_be[SEG_BE_W + c * 16 + b]) begin
