@@ -208,18 +208,40 @@ module beryl_nic_if #(
   logic [31:0]              sch_req_off, sch_req_wdata;
   logic [PORT_COUNT*32-1:0] sch_rdata;
 
+  // ------------------------------------------------------------------ glue clock gate
+  // The interface's own small registers (the timestamp stampers, the round robins between the ports'
+  // commands and between the TX and RX completions, the answer to reads of the unused RAM region) change
+  // only with a handshake or a beat at a port; they share one gate (beryl_clk_gate) that is open in
+  // exactly those cycles, so a C++ model evaluates the logic reading them (the TX timestamp waits, the
+  // DMA write engine's read path) only then. glue_en is assembled from the terms below.
+  logic                  glue_clk;
+  logic [PORT_COUNT-1:0] glue_en_tx, glue_en_rx;
+  logic                  glue_en;
+
+  beryl_clk_gate u_glue_gate (
+    .clk  (clk),
+    .en   (glue_en),
+    .gclk (glue_clk)
+  );
+
   // ------------------------------------------------------------------ PTP timestamps per port
   // TX: the time (corrected by PORT_TX_TS_CORR) of the cycle a frame's first beat is taken at the port
   // output, i.e. after the scheduler block and TDMA gate, returned to the TX engine with the frame's tag
   // (or, TX_TS_SRC 1, the MAC's time for the tag, corrected). RX: the corrected time of the cycle a
   // frame's first beat appeared (tvalid) on the port, held until the RX engine takes that beat (it serves
   // one port at a time); or, RX_TS_SRC 1, the frame's own time from s_axis_rx_ts, corrected.
-  logic [PORT_COUNT*64-1:0] tx_ts, rx_ts;
+  logic [PORT_COUNT*64-1:0] rx_ts;
   logic [PORT_COUNT-1:0]    txs_valid;
   logic [PORT_COUNT*TX_TS_TAG_W-1:0] txs_tag;
   logic [PORT_COUNT*64-1:0] txs_ts;
   logic [PORT_COUNT-1:0]    rxc_mid_q, rxc_hold_q;
   logic [63:0]              rxc_ts_q [PORT_COUNT];
+  // The TX engine takes the times returned for its frames' tags (below); its own time input (ptp_ts) is
+  // used only without them, so it gets the corrected time only then, not a sum formed in every cycle.
+  localparam int            TX_ENG_TS_RET = 1;
+  logic [PORT_COUNT*64-1:0] tx_eng_ts;
+  logic                     unused_ptp_ts;   // with MAC times for both directions the clock is not read
+  assign unused_ptp_ts = ^ptp_ts;
   if (TX_TS_SRC != 0 && TX_TS_SRC != 1) begin : g_chk_ts
     $error("%m: TX_TS_SRC must be 0 (stamped at the port output) or 1 (returned by the MACs)");
   end
@@ -230,11 +252,15 @@ module beryl_nic_if #(
     logic [63:0] rx_now;
     if (TX_TS_SRC == 0) begin : g_stamp
       // the port's stamper: one return per frame, the clock after its first beat was taken
+      // (tag and corrected time load only for a first beat: they are read only with txs_valid)
       logic txs_mid_q;
-      always_ff @(posedge clk) begin
+      assign glue_en_tx[p] = txs_valid[p] || (m_axis_tx_tvalid[p] && m_axis_tx_tready[p]);
+      always_ff @(posedge glue_clk) begin
         txs_valid[p] <= m_axis_tx_tvalid[p] && m_axis_tx_tready[p] && !txs_mid_q;
-        txs_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W] <= m_axis_tx_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W];
-        txs_ts[p*64 +: 64] <= tx_ts[p*64 +: 64];
+        if (m_axis_tx_tvalid[p] && m_axis_tx_tready[p] && !txs_mid_q) begin
+          txs_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W] <= m_axis_tx_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W];
+          txs_ts[p*64 +: 64] <= beryl_nic_pkg::ts_add(ptp_ts, port_tx_ts_corr[p*32 +: 32]);
+        end
         if (m_axis_tx_tvalid[p] && m_axis_tx_tready[p]) txs_mid_q <= !m_axis_tx_tlast[p];
         if (rst) begin
           txs_valid[p] <= 1'b0;
@@ -245,15 +271,26 @@ module beryl_nic_if #(
       logic unused_mac;
       assign unused_mac = ^{s_tx_ts_valid[p], s_tx_ts_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W], s_tx_ts[p*64 +: 64]};
     end else begin : g_mac
+      assign glue_en_tx[p] = 1'b0;
       assign txs_valid[p] = s_tx_ts_valid[p];
       assign txs_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W] = s_tx_ts_tag[p*TX_TS_TAG_W +: TX_TS_TAG_W];
       assign txs_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(s_tx_ts[p*64 +: 64], port_tx_ts_corr[p*32 +: 32]);
     end
-    assign tx_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(ptp_ts, port_tx_ts_corr[p*32 +: 32]);
+    if (TX_ENG_TS_RET == 0) begin : g_eng_ts
+      assign tx_eng_ts[p*64 +: 64] = beryl_nic_pkg::ts_add(ptp_ts, port_tx_ts_corr[p*32 +: 32]);
+    end else begin : g_eng_ret
+      assign tx_eng_ts[p*64 +: 64] = '0;
+    end
     if (RX_TS_SRC == 0) begin : g_rx_stamp
-      assign rx_now            = beryl_nic_pkg::ts_add(ptp_ts, port_rx_ts_corr[p*32 +: 32]);
+      // the corrected time only with a beat at the port that is not held (the input register and the
+      // stamp below read it only then), not in every cycle of the C++ simulator
+      always_comb begin
+        rx_now = '0;
+        if (s_axis_rx_tvalid[p] && !rxc_hold_q[p]) rx_now = beryl_nic_pkg::ts_add(ptp_ts, port_rx_ts_corr[p*32 +: 32]);
+      end
       assign rx_ts[p*64 +: 64] = rxc_hold_q[p] ? rxc_ts_q[p] : rx_now;
-      always_ff @(posedge clk) begin
+      assign glue_en_rx[p]     = s_axis_rx_tvalid[p];
+      always_ff @(posedge glue_clk) begin
         if (s_axis_rx_tvalid[p] && s_axis_rx_tready[p]) begin
           rxc_mid_q[p]  <= !s_axis_rx_tlast[p];
           rxc_hold_q[p] <= 1'b0;
@@ -272,6 +309,7 @@ module beryl_nic_if #(
       // the source holds the frame's time with its first beat until the RX engine takes it
       assign rx_now            = beryl_nic_pkg::ts_add(s_axis_rx_ts[p*64 +: 64], port_rx_ts_corr[p*32 +: 32]);
       assign rx_ts[p*64 +: 64] = rx_now;
+      assign glue_en_rx[p]     = 1'b0;
       assign rxc_mid_q[p]      = 1'b0;
       assign rxc_hold_q[p]     = 1'b0;
       assign rxc_ts_q[p]       = '0;
@@ -600,7 +638,7 @@ module beryl_nic_if #(
     sch_cmd_ready = '0;
     sch_cmd_ready[cmd_sel] = cmd_any && tx_cmd_ready;
   end
-  always_ff @(posedge clk) begin
+  always_ff @(posedge glue_clk) begin
     if (tx_cmd_valid && tx_cmd_ready) cmd_last_q <= cmd_sel;
     if (rst) cmd_last_q <= '0;
   end
@@ -663,7 +701,7 @@ module beryl_nic_if #(
     .LEN_W            (LEN_W),
     .TAG_W            (CTAG_W),
     .RAM_ADDR_W       (REGION_W),
-    .TS_RET_EN        (1),
+    .TS_RET_EN        (TX_ENG_TS_RET),
     .TS_TAG_W         (TX_TS_TAG_W),
     .TS_WAIT_DEPTH    (TX_TS_WAIT_DEPTH),
     // the TDMA gate's park buffer lets a port's frames pass each other: their times come back out of order
@@ -720,7 +758,7 @@ module beryl_nic_if #(
     .m_axis_tx_len        (e_len),
     .m_axis_tx_qidx       (e_qidx),
     .m_axis_tx_tag        (e_tag),
-    .ptp_ts               (tx_ts),
+    .ptp_ts               (tx_eng_ts),
     .s_tx_ts_valid        (txs_valid),
     .s_tx_ts_tag          (txs_tag),
     .s_tx_ts              (txs_ts),
@@ -857,7 +895,7 @@ module beryl_nic_if #(
   assign cpl_data    = cpl_pick_rx ? rcpl_data : tcpl_data;
   assign tcpl_ready  = cpl_ready && !cpl_pick_rx;
   assign rcpl_ready  = cpl_ready && cpl_pick_rx;
-  always_ff @(posedge clk) begin
+  always_ff @(posedge glue_clk) begin
     if (cpl_valid && cpl_ready) cpl_last_rx_q <= cpl_pick_rx;
     if (rst) cpl_last_rx_q <= 1'b0;
   end
@@ -980,8 +1018,10 @@ module beryl_nic_if #(
 
 
   logic [31:0] irq_count, irq_merged;
+  // 64-bit time: no wrap handling, so the moderator sleeps (clock gate) while no queue is pending
   beryl_nic_irq_mod #(
-    .EQ_COUNT (EQ_COUNT)
+    .EQ_COUNT (EQ_COUNT),
+    .TIME_W   (64)
   ) u_irq (
     .clk          (clk),
     .rst          (rst),
@@ -1150,10 +1190,14 @@ module beryl_nic_if #(
   logic [1:0] r3_resp_q;
   assign r_rd_ready[6 +: 2]     = ~r3_resp_q | r_rd_resp_ready[6 +: 2];
   assign r_rd_resp_valid[6 +: 2] = r3_resp_q;
-  always_ff @(posedge clk) begin
+  always_ff @(posedge glue_clk) begin
     r3_resp_q <= (r3_resp_q & ~r_rd_resp_ready[6 +: 2]) | (r_rd_valid[6 +: 2] & r_rd_ready[6 +: 2]);
     if (rst) r3_resp_q <= '0;
   end
+
+  // the glue gate (see above): every update of those registers is qualified by one of these
+  assign glue_en = rst || (glue_en_tx != '0) || (glue_en_rx != '0) || (tx_cmd_valid && tx_cmd_ready)
+                   || (cpl_valid && cpl_ready) || (r3_resp_q != '0) || (r_rd_valid[6 +: 2] != '0);
 
   // ------------------------------------------------------------------ counters
   assign counters = {

@@ -160,7 +160,18 @@ module beryl_nic_port_sched #(
   assign cmd_go = reg_valid && reg_we && reg_off == O_QCMD && SCHED_TYPE != 0
                && (reg_wdata[1:0] == 2'd1 || reg_wdata[1:0] == 2'd2) && 32'(qsel_q) < 32'(QUEUE_COUNT);
 
-  always_ff @(posedge clk) begin
+  // The register flops change only with a reset, a request (reg_valid), a request in progress (rs_q
+  // not idle) or a done pulse to clear, so they are clocked by a gate (beryl_clk_gate) open only then:
+  // a C++ model then evaluates the logic that reads them only when they can have changed.
+  logic rgclk;
+
+  beryl_clk_gate u_reg_gate (
+    .clk  (clk),
+    .en   (rst || reg_valid || rs_q != R_IDLE || reg_done),
+    .gclk (rgclk)
+  );
+
+  always_ff @(posedge rgclk) begin
     reg_done <= 1'b0;
     unique case (rs_q)
       R_IDLE: if (reg_valid) begin

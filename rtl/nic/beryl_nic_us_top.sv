@@ -611,16 +611,19 @@ module beryl_nic_us_top #(
       .m_ram_rd_resp_ready (f_rd_resp_ready), .resp_any (), .resp_sel ()
     );
     /* verilator lint_on PINCONNECTEMPTY */
-    // interrupts: round robin among the interfaces
+    // interrupts: round robin among the interfaces (the scan only with a request: the C++ simulator
+    // then skips it in the cycles without one)
     logic [IFS_W-1:0] irq_last_q, irq_sel;
     logic             irq_any;
     always_comb begin
       irq_sel = irq_last_q;
       irq_any = 1'b0;
-      for (int k = 1; k <= IF_COUNT; k++) begin
-        if (!irq_any && f_irq_valid[IFS_W'(32'(irq_last_q) + 32'(k))]) begin
-          irq_sel = IFS_W'(32'(irq_last_q) + 32'(k));
-          irq_any = 1'b1;
+      if (f_irq_valid != '0) begin
+        for (int k = 1; k <= IF_COUNT; k++) begin
+          if (!irq_any && f_irq_valid[IFS_W'(32'(irq_last_q) + 32'(k))]) begin
+            irq_sel = IFS_W'(32'(irq_last_q) + 32'(k));
+            irq_any = 1'b1;
+          end
         end
       end
     end
@@ -630,7 +633,15 @@ module beryl_nic_us_top #(
       f_irq_ready = '0;
       f_irq_ready[irq_sel] = irq_any && irq_ready;
     end
-    always_ff @(posedge clk) begin
+    // irq_last_q changes only with a request taken (or a reset): its own clock gate, so that the logic
+    // reading it is evaluated by a C++ model only then
+    logic irq_gclk;
+    beryl_clk_gate u_irq_gate (
+      .clk  (clk),
+      .en   (rst_r || (irq_valid && irq_ready)),
+      .gclk (irq_gclk)
+    );
+    always_ff @(posedge irq_gclk) begin
       if (irq_valid && irq_ready) irq_last_q <= irq_sel;
       if (rst_r) irq_last_q <= '0;
     end

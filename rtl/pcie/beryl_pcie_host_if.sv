@@ -562,7 +562,17 @@ module beryl_pcie_host_if #(
   assign mx_irq_valid = (test_irq_pending_q || irq_valid) && irq_in_range;
   assign irq_ready    = (mx_irq_ready || !irq_in_range) && !test_irq_pending_q;
 
-  always_ff @(posedge clk) begin
+  // clocked only with a test request pending or written (beryl_clk_gate): the MSI-X request mux that
+  // reads these flops is then evaluated by a C++ model only with a request, not in every cycle
+  logic tgclk;
+
+  beryl_clk_gate u_test_irq_gate (
+    .clk  (clk),
+    .en   (rst || test_irq_pending_q || msix_wr_en[TEST_IRQ_WORD]),
+    .gclk (tgclk)
+  );
+
+  always_ff @(posedge tgclk) begin
     if (test_irq_pending_q && (mx_irq_ready || !irq_in_range)) test_irq_pending_q <= 1'b0;
     if (msix_wr_en[TEST_IRQ_WORD]) begin
       test_irq_pending_q <= 1'b1;

@@ -51,7 +51,24 @@ module beryl_pcie_us_cfg #(
   localparam logic [9:0] DEVCTL_DW_ADDR = 10'h1e;
   localparam int         DEVCTL_EXT_TAG = 8;
 
-  always_ff @(posedge clk) begin
+  // The status registers and ext_tag_en change only with a reset, a status input that differs from
+  // its register, or a Device Control answer, so they are clocked by a gate (beryl_clk_gate) that is
+  // open only then: a C++ model then evaluates the logic reading them (DMA engines, MSI-X) only when
+  // they can have changed, not in every cycle. The poll counter keeps clk.
+  logic gclk;
+  logic dev_done;
+  assign dev_done = cfg_mgmt_read && cfg_mgmt_read_write_done;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || dev_done || max_payload_size != {1'b0, cfg_max_payload}
+           || max_read_req_size != cfg_max_read_req || rcb_128 != cfg_rcb_status[0]
+           || bus_master_en != cfg_function_status[2] || msix_enable != cfg_interrupt_msix_enable[0]
+           || msix_mask != cfg_interrupt_msix_mask[0]),
+    .gclk (gclk)
+  );
+
+  always_ff @(posedge gclk) begin
     if (rst) begin
       max_payload_size  <= 3'd0;
       max_read_req_size <= 3'd0;
@@ -79,15 +96,18 @@ module beryl_pcie_us_cfg #(
   assign cfg_mgmt_debug_access    = 1'b0;
 
   // Read request held until the core answers (PG213 cfg_mgmt handshake), then a pause.
+  always_ff @(posedge gclk) begin
+    if (rst) ext_tag_en <= 1'b0;
+    else if (dev_done) ext_tag_en <= cfg_mgmt_read_data[DEVCTL_EXT_TAG];
+  end
+
   always_ff @(posedge clk) begin
     if (rst) begin
       cfg_mgmt_read <= 1'b0;
-      ext_tag_en    <= 1'b0;
       poll_cnt_q    <= 16'd0;
     end else if (cfg_mgmt_read) begin
       if (cfg_mgmt_read_write_done) begin
         cfg_mgmt_read <= 1'b0;
-        ext_tag_en    <= cfg_mgmt_read_data[DEVCTL_EXT_TAG];
         poll_cnt_q    <= 16'(CFG_POLL_CYCLES);
       end
     end else if (poll_cnt_q != 16'd0) begin
