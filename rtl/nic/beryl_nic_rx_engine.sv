@@ -705,8 +705,10 @@ module beryl_nic_rx_engine #(
         f_e   = ENT_W'((32'(f_rr_q) + i) % DCACHE_ENTRIES);
       end
     end
-    f_go = f_any && (!op_req_valid_q || op_req_ready);
   end
+  // apart from the scan above: op_req_ready comes from the queue manager's arbiter, whose inputs change
+  // in other blocks' cycles, and a C++ model evaluates a block again whenever one of its inputs can
+  assign f_go = f_any && (!op_req_valid_q || op_req_ready);
 
   assign op_req_valid  = op_req_valid_q;
   assign op_req_count  = CNT_W'(RX_DESC_BATCH);

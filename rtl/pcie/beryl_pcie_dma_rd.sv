@@ -158,6 +158,15 @@ module beryl_pcie_dma_rd #(
   localparam int GRP_W     = (GRP_COUNT > 1) ? $clog2(GRP_COUNT) : 1;
   localparam int PAD_W     = GRP_COUNT * 32;
 
+  // lowest set bit of a word: isolated (w & -w), then encoded one index bit at a time with constant
+  // masks (a priority loop costs a C++ model a test per bit)
+  function automatic logic [4:0] lowest32(input logic [31:0] w);
+    logic [31:0] iso;
+    iso = w & (~w + 32'd1);
+    lowest32 = {|(iso & 32'hFFFF_0000), |(iso & 32'hFF00_FF00), |(iso & 32'hF0F0_F0F0),
+                |(iso & 32'hCCCC_CCCC), |(iso & 32'hAAAA_AAAA)};
+  endfunction
+
   function automatic logic [PT_W-1:0] lowest_tag(input logic [PCIE_TAG_COUNT-1:0] v);
     logic [PAD_W-1:0]        pad;
     logic [GRP_W-1:0]        grp;
@@ -167,9 +176,16 @@ module beryl_pcie_dma_rd #(
     grp = '0;
     for (int g = GRP_COUNT - 1; g >= 0; g--) if (pad[g*32 +: 32] != '0) grp = GRP_W'(g);
     word    = pad[32'(grp)*32 +: 32];
-    bit_sel = '0;
-    for (int i = 31; i >= 0; i--) if (word[i]) bit_sel = 5'(i);
+    bit_sel = lowest32(word);
     lowest_tag = PT_W'({grp, bit_sel});
+  endfunction
+
+  // the lowest free op slot, the same way over all slots (OP_COUNT bits)
+  logic [OP_COUNT-1:0] op_free_1h;
+  assign op_free_1h = ~op_active_q & (op_active_q + 1'b1);
+
+  function automatic logic [OP_COUNT-1:0] op_bit_mask(input int b);   // slots whose index has bit b set
+    for (int i = 0; i < OP_COUNT; i++) op_bit_mask[i] = 1'((i >> b) & 1);
   endfunction
 
   always_comb begin
@@ -177,18 +193,19 @@ module beryl_pcie_dma_rd #(
     tag_allowed = ext_tag_en ? {PCIE_TAG_COUNT{1'b1}} : PCIE_TAG_COUNT'({32{1'b1}});
     tag_free  = ~tag_active_q & tag_allowed;
     op_avail  = ~&op_active_q;
-    // the scans only where they are used (a request to issue, a descriptor offered): Verilator
-    // skips them on idle cycles (C++ simulator speed); in hardware an AND on the result
+    // the tag scan only where it is used (a request to issue): Verilator skips it on idle cycles
+    // (C++ simulator speed); in hardware an AND on the result
     tag_avail = 1'b0;
     tag_sel   = '0;
     if (gen_active_q) begin
       tag_avail = |tag_free;
       tag_sel   = lowest_tag(tag_free);
     end
-    op_sel = '0;
-    if (rd_desc_valid) begin
-      for (int i = OP_COUNT - 1; i >= 0; i--) if (!op_active_q[i]) op_sel = OP_W'(i);
-    end
+  end
+
+  for (genvar b = 0; b < OP_W; b++) begin : g_op_sel
+    localparam logic [OP_COUNT-1:0] MASK = op_bit_mask(b);
+    assign op_sel[b] = |(op_free_1h & MASK);
   end
 
   // Size of the next request: up to the next MRRS-aligned host address (which also keeps
