@@ -1,1 +1,2 @@
+-f ../common/beryl_clk_gate.f
 beryl_ptp_clock.sv

@@ -125,7 +125,19 @@ module beryl_ptp_clock #(
     end
   end
 
-  always_ff @(posedge clk) begin
+  // The step, set and snapshot registers change only with a reset, a step update, a set (and the cycle
+  // after it), a set error to clear or a snapshot request: a clock gate (beryl_clk_gate) open only
+  // then, so that a C++ model evaluates the logic reading them (the register block's read words, the
+  // step computation) only when they can have changed. The tick below keeps clk.
+  logic gclk;
+
+  beryl_clk_gate u_gate (
+    .clk  (clk),
+    .en   (rst || step_upd || set_tod_valid || set_pend_q || set_err || snap_req),
+    .gclk (gclk)
+  );
+
+  always_ff @(posedge gclk) begin
     if (rst) begin
       incr_q     <= INCR_RST;
       add_lo_q   <= NSF_W'(INCR_RST);
@@ -202,7 +214,7 @@ module beryl_ptp_clock #(
   assign rel      = {rel_ns_q, rel_fns_q[FNS_W-1 -: 16]};
   assign incr_cur = incr_q;
 
-  always_ff @(posedge clk) begin
+  always_ff @(posedge gclk) begin
     if (rst) begin
       snap_tod <= '0;
       snap_rel <= '0;

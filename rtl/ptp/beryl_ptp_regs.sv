@@ -225,33 +225,27 @@ module beryl_ptp_regs #(
     end
   end
 
-  // The register file samples the words only when it accepts a read (arvalid), so they are formed
-  // only then: the snapshot, rate and periodic-output words change with the free-running clock, and
-  // the C++ simulator would otherwise form all of them in every cycle.
   always_comb begin
-    rd_words = '0;
-    if (s_axil_arvalid) begin
-      for (int i = 0; i < NREG; i++) rd_words[i*32 +: 32] = stage_q[i];
-      rd_words[W_CMD*32 +: 32] = '0;
-      rd_words[beryl_regs_pkg::PTP_NOM_INCR_NS_OFFSET*8 +: 32]  = 32'(PERIOD_NS);
-      rd_words[beryl_regs_pkg::PTP_NOM_INCR_FNS_OFFSET*8 +: 32] = 32'(PERIOD_FNS);
-      rd_words[beryl_regs_pkg::PTP_FNS_W_OFFSET*8 +: 32]        = 32'(FNS_W);
-      rd_words[W_STATUS*32 +: 32]               = {29'd0, perout, po_cfg_err, set_err_q};
-      rd_words[beryl_regs_pkg::PTP_SNAP_TOD_FNS_OFFSET*8 +: 32]    = {16'd0, snap_tod[15:0]};
-      rd_words[beryl_regs_pkg::PTP_SNAP_TOD_NS_OFFSET*8 +: 32]     = snap_tod[47:16];
-      rd_words[beryl_regs_pkg::PTP_SNAP_TOD_SEC_LO_OFFSET*8 +: 32] = snap_tod[79:48];
-      rd_words[beryl_regs_pkg::PTP_SNAP_TOD_SEC_HI_OFFSET*8 +: 32] = {16'd0, snap_tod[95:80]};
-      rd_words[beryl_regs_pkg::PTP_SNAP_REL_FNS_OFFSET*8 +: 32]    = {16'd0, snap_rel[15:0]};
-      rd_words[beryl_regs_pkg::PTP_SNAP_REL_NS_LO_OFFSET*8 +: 32]  = snap_rel[47:16];
-      rd_words[beryl_regs_pkg::PTP_SNAP_REL_NS_HI_OFFSET*8 +: 32]  = snap_rel[79:48];
-      rd_words[beryl_regs_pkg::PTP_INCR_CUR_NS_OFFSET*8 +: 32]     = {24'd0, incr_cur[FNS_W +: 8]};
-      rd_words[beryl_regs_pkg::PTP_INCR_CUR_FNS_OFFSET*8 +: 32]    = 32'(incr_cur[FNS_W-1:0]) << (32 - FNS_W);
-      rd_words[beryl_regs_pkg::PTP_PPS_COUNT_OFFSET*8 +: 32]       = pps_cnt_q;
-      rd_words[beryl_regs_pkg::PTP_STEP_COUNT_OFFSET*8 +: 32]      = step_cnt_q;
-      rd_words[beryl_regs_pkg::PTP_SET_ERR_COUNT_OFFSET*8 +: 32]   = set_err_cnt_q;
-      rd_words[beryl_regs_pkg::PTP_PEROUT_SKIPPED_OFFSET*8 +: 32]  = po_skip;
-      rd_words[beryl_regs_pkg::PTP_PEROUT_EDGES_OFFSET*8 +: 32]    = edge_cnt_q;
-    end
+    for (int i = 0; i < NREG; i++) rd_words[i*32 +: 32] = stage_q[i];
+    rd_words[W_CMD*32 +: 32] = '0;
+    rd_words[beryl_regs_pkg::PTP_NOM_INCR_NS_OFFSET*8 +: 32]  = 32'(PERIOD_NS);
+    rd_words[beryl_regs_pkg::PTP_NOM_INCR_FNS_OFFSET*8 +: 32] = 32'(PERIOD_FNS);
+    rd_words[beryl_regs_pkg::PTP_FNS_W_OFFSET*8 +: 32]        = 32'(FNS_W);
+    rd_words[W_STATUS*32 +: 32]               = {29'd0, perout, po_cfg_err, set_err_q};
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_FNS_OFFSET*8 +: 32]    = {16'd0, snap_tod[15:0]};
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_NS_OFFSET*8 +: 32]     = snap_tod[47:16];
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_SEC_LO_OFFSET*8 +: 32] = snap_tod[79:48];
+    rd_words[beryl_regs_pkg::PTP_SNAP_TOD_SEC_HI_OFFSET*8 +: 32] = {16'd0, snap_tod[95:80]};
+    rd_words[beryl_regs_pkg::PTP_SNAP_REL_FNS_OFFSET*8 +: 32]    = {16'd0, snap_rel[15:0]};
+    rd_words[beryl_regs_pkg::PTP_SNAP_REL_NS_LO_OFFSET*8 +: 32]  = snap_rel[47:16];
+    rd_words[beryl_regs_pkg::PTP_SNAP_REL_NS_HI_OFFSET*8 +: 32]  = snap_rel[79:48];
+    rd_words[beryl_regs_pkg::PTP_INCR_CUR_NS_OFFSET*8 +: 32]     = {24'd0, incr_cur[FNS_W +: 8]};
+    rd_words[beryl_regs_pkg::PTP_INCR_CUR_FNS_OFFSET*8 +: 32]    = 32'(incr_cur[FNS_W-1:0]) << (32 - FNS_W);
+    rd_words[beryl_regs_pkg::PTP_PPS_COUNT_OFFSET*8 +: 32]       = pps_cnt_q;
+    rd_words[beryl_regs_pkg::PTP_STEP_COUNT_OFFSET*8 +: 32]      = step_cnt_q;
+    rd_words[beryl_regs_pkg::PTP_SET_ERR_COUNT_OFFSET*8 +: 32]   = set_err_cnt_q;
+    rd_words[beryl_regs_pkg::PTP_PEROUT_SKIPPED_OFFSET*8 +: 32]  = po_skip;
+    rd_words[beryl_regs_pkg::PTP_PEROUT_EDGES_OFFSET*8 +: 32]    = edge_cnt_q;
   end
 
 endmodule
