@@ -41,6 +41,7 @@ void Vtop___024root___eval_nba(Vtop___024root* vlSelf) {
     // Locals
     CData/*0:0*/ __Vinline_x;
     __Vinline_x = 0;
+    // Body
     if ((4ULL & vlSelfRef.__VnbaTriggered[0U])) {
         Vtop___024root___nba_sequent__TOP__0(vlSelf);
     }
@@ -146,3 +147,82 @@ def test_unknown_source_fails(tmp_path, bad, msg):
     r = run(tmp_path)
     assert r.returncode != 0 and msg in r.stderr and "nba_clk.py" in r.stderr
     assert (tmp_path / "Vtop___024root__1.cpp").read_text() == before
+
+
+# a run of eight kept tests (one with a mask over both words) after NBA's TOP__6, then a statement that
+# is not a trigger test, then a single kept test: groups of 6 and 3 in that run of nine, the single one
+# left as it is.
+# (mask, words) of the run's tests; bit 2 of word 0 is clk, which no kept test has
+RUN_SPECS = [(0x1, [0]), (0x2, [1]), (0x8, [0]), (0x10, [1]), (0x20, [0]), (0x40, [0, 1]), (0x80, [1]), (0x200, [0])]
+
+
+def run_test(k, mask, words):
+    if len(words) == 1:
+        cond = f"(0x{mask:016x}ULL & vlSelfRef.__VnbaTriggered[{words[0]}U])"
+    else:
+        cond = f"(0x{mask:016x}ULL & (vlSelfRef.__VnbaTriggered[1U] | vlSelfRef.__VnbaTriggered[0U]))"
+    return f"    if ({cond}) {{\n        Vtop___024root___nba_comb__TOP__{10 + k}(vlSelf);\n    }}\n"
+
+
+RUN = "".join(run_test(k, m, w) for k, (m, w) in enumerate(RUN_SPECS))
+NBA_RUN = NBA.replace("    if (vlSelfRef.top__DOT__x) {", RUN + """    vlSelfRef.top__DOT__z = 0U;
+    if ((0x0000000000000100ULL & vlSelfRef.__VnbaTriggered[0U])) {
+        Vtop___024root___nba_comb__TOP__30(vlSelf);
+    }
+    if (vlSelfRef.top__DOT__x) {""")
+
+
+def called(src, t0, t1):
+    """the functions the _eval_nba in src calls for trigger words t0, t1: its if/brace structure walked
+    with each condition evaluated as a Python expression (independent of how the script groups)"""
+    body = src[src.index("// Body"):]
+    env = {"t0": t0, "t1": t1}
+    out, stack, cond = [], [True], None
+    for line in body.split("\n")[1:]:
+        s = line.split("//")[0].strip()
+        if cond is not None or s.startswith("if ("):
+            cond = (cond or "") + " " + s
+            if not s.endswith("{"):
+                continue
+            c = cond.strip()[len("if ("):-len(") {")]
+            c = c.replace("vlSelfRef.__VnbaTriggered[0U]", "t0").replace("vlSelfRef.__VnbaTriggered[1U]", "t1")
+            c = re.sub(r"(0x[0-9a-fA-F]+|\d+)U?LL|(\d+)U", lambda m: m.group(1) or m.group(2), c)
+            c = re.sub(r"/\*.*?\*/", "", c).replace("vlSelfRef.top__DOT__x", "0")
+            stack.append(stack[-1] and bool(eval(c, {}, env)))
+            cond = None
+        elif s == "}":
+            if len(stack) == 1:   # the end of the function
+                break
+            stack.pop()
+        elif stack[-1] and s.startswith("Vtop___024root___nba_"):
+            out.append(s.split("(")[0])
+    return out
+
+
+def test_groups(tmp_path):
+    write_model(tmp_path, NBA_RUN)
+    before = (tmp_path / "Vtop___024root__1.cpp").read_text()
+    r = run(tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "in 3 groups of up to 6" in r.stdout     # 6 + 3 of the run, 2 (TOP__3, TOP__4) before it
+    src = (tmp_path / "Vtop___024root__1.cpp").read_text()
+    heads = re.findall(r"if \(([^{}]*?)\) \{   // beryl-sim: (\d+) trigger tests grouped", src)
+    assert [n for _, n in heads] == ["2", "6", "3"]
+    # a group's test is the OR of its members' masks per word (the first: TOP__6 and five of the run)
+    w = [0, 0]
+    for m, words in [(0x2, [0, 1])] + RUN_SPECS[:5]:
+        for x in words:
+            w[x] |= m
+    assert heads[1][0] == (f"(0x{w[0]:016x}ULL & vlSelfRef.__VnbaTriggered[0U]) | "
+                           f"(0x{w[1]:016x}ULL & vlSelfRef.__VnbaTriggered[1U])")
+    assert w == [0x2b, 0x12]
+    # the single test after the plain statement is not grouped
+    assert "vlSelfRef.top__DOT__z = 0U;\n    if ((0x0000000000000100ULL" in src
+    # the same functions run, in the same order, for any trigger words (clk, bit 2 of word 0, always set)
+    rng = __import__("random").Random(5)
+    for _ in range(300):
+        t0 = rng.getrandbits(12) & rng.getrandbits(12) | 4
+        t1 = rng.getrandbits(12) & rng.getrandbits(12)
+        assert called(src, t0, t1) == called(before, t0, t1)
+    assert called(src, 4, 0) == ["Vtop___024root___nba_sequent__TOP__0", "Vtop___024root___nba_comb__TOP__2",
+                                 "Vtop___024root___nba_comb__TOP__5"]
