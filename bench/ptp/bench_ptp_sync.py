@@ -5,6 +5,13 @@ NIC 0, master, and NIC 1, slave; our PI servo) disciplines NIC 1's clock. The of
 independently of the servo by the simulator itself (--ptp-probe: NIC 1's time of day minus NIC 0's, read
 off both RTL clocks at the same instant of simulated time, every 500 ns).
 
+The simulator runs with --idle-grace 512: after the last activity it clocks 512 cycles (2 us) before it
+sleeps until the tool's next request, so the time the tool takes to react (host scheduling) adds at most
+2 us of simulated time per step of an exchange. With the default 4096 cycles (16 us) a busy host
+stretched exchanges by multiples of 16 us, the measurement-to-correction delay varied with them, and the
+servo oscillated (true offsets up to 150 ns on a loaded 2-core machine; more so the faster the
+simulator's idle clocking, which finishes a grace period sooner).
+
 Reported per case: convergence time (from the first exchange to the moment after which the true offset
 stays within 10 ns), and over the exchanges after the settle count: mean, RMS and max |true offset|, the
 servo's own offset estimate, the path delay estimate and the slave's final frequency correction.
@@ -44,7 +51,7 @@ def run_case(sim, tool, ppm, delay_ns, count, settle, interval_us, pcap=None, in
         sock, probe = os.path.join(td, "s.sock"), os.path.join(td, "probe.txt")
         p = subprocess.Popen([sim, "--socket", sock, "--quiet", "--nics", "2", "--ppm", f"1:{ppm}",
                               "--wire-delay-ns", str(delay_ns), "--mem-mb", "32", "--ptp-probe", probe,
-                              "--ptp-probe-ns", "500"], stderr=subprocess.PIPE, text=True)
+                              "--ptp-probe-ns", "500", "--idle-grace", "512"], stderr=subprocess.PIPE, text=True)
         try:
             t0 = time.monotonic()
             while not (os.path.exists(sock) and os.path.exists(sock + ".1")):
