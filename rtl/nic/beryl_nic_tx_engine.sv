@@ -269,14 +269,19 @@ module beryl_nic_tx_engine #(
   assign dw_hit1 = ram_wr_cmd_valid[1] && ram_wr_cmd_addr[2 * SEG_ADDR_W - 1] && 32'(dw_off1) < DROWS;
 
   always_comb begin
-    dw_word0 = dmem0[DROW_W'(dw_off0)];
-    dw_word1 = dmem1[DROW_W'(dw_off1)];
+    // only used with their hits: the word is read and merged only then (the DMA read engine's packet
+    // data writes change the shared write address in every beat, also for the other interface's TX
+    // engine, and a C++ model read both words on each of them)
+    dw_word0 = '0;
+    dw_word1 = '0;
     if (dw_hit0) begin
+      dw_word0 = dmem0[DROW_W'(dw_off0)];
       for (int b = 0; b < 64; b++) begin
         if (ram_wr_cmd_be[b]) dw_word0[b*8 +: 8] = ram_wr_cmd_data[b*8 +: 8];
       end
     end
     if (dw_hit1) begin
+      dw_word1 = dmem1[DROW_W'(dw_off1)];
       for (int b = 0; b < 64; b++) begin
         if (ram_wr_cmd_be[64 + b]) dw_word1[b*8 +: 8] = ram_wr_cmd_data[512 + b*8 +: 8];
       end
