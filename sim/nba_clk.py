@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Drop the always-true trigger tests from the model's NBA function (sim/README.md, "Speed").
+"""Drop the always-true trigger tests from the model's NBA function and group the rest (sim/README.md,
+"Speed").
 
 Verilator 5.048's `_eval_nba` runs each clocked or combinational function of the NBA region under a
 test of the trigger bits that can change its inputs: `if ((mask & __VnbaTriggered[w]) | ...)`. In
 beryl-sim every NBA run includes posedge clk: the only clock is clk, and a clock gate's gclk = clk &
 latch can rise only together with clk (the latch changes only while clk is low). So every test whose
-masks include the clk bit is always true; in the default build about 80 of 370 tests, about 250
-instructions per simulated cycle. Single-threaded models only: sim/Makefile runs it when THREADS is 1
+masks include the clk bit is always true (in the default build about 80 of 370 tests when this was
+written, about 250 instructions per simulated cycle; 13 of 434 at e4611cf, after more blocks were gated). Single-threaded models only: sim/Makefile runs it when THREADS is 1
 (with --threads Verilator schedules the NBA region in its task graph).
 
 This script rewrites, in the verilated sources, each such test in `_eval_nba` to `if (1U)` (the
@@ -21,10 +22,12 @@ patched file is left).
 The kept tests are then grouped: each run of up to GROUP adjacent kept tests goes under one test of
 the OR of their masks (`group_tests()`), so that a simulated cycle in which none of a group's clock
 gates opened skips the group with one test instead of one per function. Nothing inside a group
-changes, so whatever runs, runs in Verilator's order. In beryl-sim's loaded benchmark (6000 frames)
-about 94 of the 421 kept tests are true per cycle; in groups of 6 a cycle evaluates about 286 tests
-instead of 421 (groups of 4 to 16: 286-289; measured over the trigger words of a loaded run), and an
-idle cycle about 80.
+changes, so whatever runs, runs in Verilator's order. A one-off count (the harness temporarily
+patched to write every rising edge's trigger words to a file during a loaded `bench_speed.py` run; the
+patch is not kept) found about 94 of the 421 kept tests true per loaded cycle, so that groups of 6
+leave about 286 tests evaluated instead of 421 (groups of 4 to 16: 286-289), and about 80 in an idle
+cycle. A group's test costs more than a member's when its masks span both trigger words; the
+reproducible figures are the callgrind instruction counts in sim/README.md.
 
 It also turns Verilator's population counts of up to 64 bits (`VL_COUNTONES_I`, `VL_COUNTONES_Q`:
 portable bit tricks, about 15 instructions per 32 bits, which the RX path runs on every beat) into the

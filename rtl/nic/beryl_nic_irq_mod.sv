@@ -98,7 +98,6 @@ module beryl_nic_irq_mod #(
   assign out_free  = !irq_valid;
   assign irq_taken = irq_valid && irq_ready;
 
-  // an event fires at once if its queue is quiet and the output is free, else it waits as pending
   // the scan fires a pending queue whose interval has passed when the output is free; it moves while
   // there is something to find: a pending queue, or a last time to forget
   assign scan_run     = pending_q != '0 || (FORGET && have_q != '0);

@@ -95,12 +95,13 @@ module beryl_pcie_us_cfg #(
   assign cfg_mgmt_byte_enable     = 4'd0;
   assign cfg_mgmt_debug_access    = 1'b0;
 
-  // Read request held until the core answers (PG213 cfg_mgmt handshake), then a pause.
+  // Extended Tag Field Enable from the Device Control answer
   always_ff @(posedge gclk) begin
     if (rst) ext_tag_en <= 1'b0;
     else if (dev_done) ext_tag_en <= cfg_mgmt_read_data[DEVCTL_EXT_TAG];
   end
 
+  // Read request held until the core answers (PG213 cfg_mgmt handshake), then a pause.
   always_ff @(posedge clk) begin
     if (rst) begin
       cfg_mgmt_read <= 1'b0;
