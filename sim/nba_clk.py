@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Drop the always-true trigger tests from the model's NBA function and group the rest (sim/README.md,
-"Speed").
+"""Drop the always-true trigger tests from the model's NBA function and dispatch the rest through a
+bitmap (sim/README.md, "Speed").
 
 Verilator 5.048's `_eval_nba` runs each clocked or combinational function of the NBA region under a
 test of the trigger bits that can change its inputs: `if ((mask & __VnbaTriggered[w]) | ...)`. In
@@ -13,21 +13,23 @@ written, about 250 instructions per simulated cycle; 13 of 434 at e4611cf, after
 
 This script rewrites, in the verilated sources, each such test in `_eval_nba` to `if (1U)` (the
 compiler drops it) and puts one check at the top of the function instead: an NBA run without the
-clk bit stops the simulator (VL_FATAL_MT) rather than skipping work. Every other test is kept as it
-is. It stops with an error if the function or the clk trigger cannot be found, or if a test has a
+clk bit stops the simulator (VL_FATAL_MT) rather than skipping work. Every other test is kept, in
+the form below. It stops with an error if the function or the clk trigger cannot be found, or if a test has a
 form it does not know (anything but an OR of `mask & __VnbaTriggered[w]` terms, or one mask over an
 OR of words), so a changed Verilator fails the build instead of building a wrong model. Idempotent (a
 patched file is left).
 
-The kept tests are then grouped: each run of up to GROUP adjacent kept tests goes under one test of
-the OR of their masks (`group_tests()`), so that a simulated cycle in which none of a group's clock
-gates opened skips the group with one test instead of one per function. Nothing inside a group
-changes, so whatever runs, runs in Verilator's order. A one-off count (the harness temporarily
-patched to write every rising edge's trigger words to a file during a loaded `bench_speed.py` run; the
-patch is not kept) found about 94 of the 421 kept tests true per loaded cycle, so that groups of 6
-leave about 286 tests evaluated instead of 421 (groups of 4 to 16: 286-289), and about 80 in an idle
-cycle. A group's test costs more than a member's when its masks span both trigger words; the
-reproducible figures are the callgrind instruction counts in sim/README.md.
+The kept tests are then dispatched through a bitmap (`bitmap_tests()`): test i (in the function's
+order) becomes a test of bit i of a bitmap that the function builds first, as the OR of one
+precomputed row per trigger bit that is set (the row of a trigger bit has bit i set if test i's masks
+include it). A test then reads one byte of a local
+(two instructions) instead of one or two trigger words under 64-bit masks, and each run of adjacent
+tests whose bits share a byte goes under one test of that byte, so that a simulated cycle in which
+none of a group's clock gates opened skips the group with one test. Nothing inside a group changes:
+whatever runs, runs in Verilator's order, under the condition it had (the original test is kept in
+a comment). Callgrind, 1000 loaded frames (`bench/sim/cg_loaded.py`): the dispatch cost about 1 520
+instructions per simulated cycle with the earlier groups of 6 adjacent tests under the OR of their
+masks, about 950 with the bitmap (150 to build it, 800 for the tests).
 
 It also turns Verilator's population counts of up to 64 bits (`VL_COUNTONES_I`, `VL_COUNTONES_Q`:
 portable bit tricks, about 15 instructions per 32 bits, which the RX path runs on every beat) into the
@@ -75,49 +77,87 @@ def term_list(cond):
     return out
 
 
-GROUP = 6
+ROWS = "beryl_nba_rows"
+LIVE = "beryl_nba_live"
+EXEC_NOTE = "// beryl-sim: the NBA functions to run, one bit per kept trigger test (sim/nba_clk.py)"
 GROUP_NOTE = "// beryl-sim: {n} trigger tests grouped (sim/nba_clk.py)"
-BLOCK = re.compile(r"\n    if \(((?:(?!\) \{\n).)*?__VnbaTriggered(?:(?!\) \{\n).)*?)\) \{\n(.*?)\n    \}(?=\n)", re.S)
+BLOCK = re.compile(r"\n    if \(((?:(?!\) \{\n).)*?__VnbaTriggered(?:(?!\) \{\n).)*?)\) \{\n(.*?)\n    \}(?=\n|$)", re.S)
 
 
-def group_tests(body, fn):
-    """body with each run of up to GROUP adjacent trigger-tested top-level blocks of the NBA function
-    put under one test of the OR of their masks; the number of groups made"""
+def bitmap_tests(body, fn, words):
+    """body with every kept trigger test turned into a test of one bit of a bitmap that the function
+    builds first, and each run of adjacent tests whose bits share a byte put under one test of that
+    byte; (body, table source, exec source, tests, groups)"""
     blocks = list(BLOCK.finditer(body))
-    runs, cur = [], []
+    tests = []
     for m in blocks:
-        if cur and cur[-1].end() != m.start():
+        terms = term_list(m.group(1))
+        if terms is None:
+            fail(f"a trigger test of unknown form in {fn}: {' '.join(m.group(1).split())[:200]}")
+        tests.append(terms)
+    n = len(tests)
+    nx = max(4, (n + 255) // 256 * 4)   # 64-bit words of the bitmap, a multiple of 4 (256-bit vectors)
+    rows = [[0] * nx for _ in range(64 * words)]
+    for i, terms in enumerate(tests):
+        for mask, w in terms:
+            if w >= words:
+                fail(f"{fn}: a trigger test reads word {w} of a {words}-word trigger vector")
+            for b in range(64):
+                if mask >> b & 1:
+                    rows[64 * w + b][i // 64] |= 1 << (i % 64)
+    live = [sum(1 << b for b in range(64) if any(rows[64 * w + b])) for w in range(words)]
+    # runs of adjacent blocks (nothing between them), cut where the bit index enters a new byte
+    runs, cur = [], []
+    for i, m in enumerate(blocks):
+        if cur and (blocks[cur[-1]].end() != m.start() or cur[-1] // 8 != i // 8):
             runs.append(cur)
             cur = []
-        cur.append(m)
+        cur.append(i)
     if cur:
         runs.append(cur)
     out, pos, groups = [], 0, 0
     for run in runs:
-        for a in range(0, len(run), GROUP):
-            g = run[a:a + GROUP]
-            if len(g) < 2:
-                continue
-            masks = {}
-            for m in g:
-                terms = term_list(m.group(1))
-                if terms is None:
-                    fail(f"a trigger test of unknown form in {fn}: {' '.join(m.group(1).split())[:200]}")
-                for mask, w in terms:
-                    masks[w] = masks.get(w, 0) | mask
-            cond = " | ".join(f"(0x{masks[w]:016x}ULL & vlSelfRef.__VnbaTriggered[{w}U])" for w in sorted(masks))
-            out.append(body[pos:g[0].start()])
-            out.append(f"\n    if ({cond}) {{   {GROUP_NOTE.format(n=len(g))}")
-            out.append(body[g[0].start():g[-1].end()])
-            out.append("\n    }")
-            pos = g[-1].end()
+        byte = run[0] // 8
+        if len(run) > 1:
+            gmask = sum(1 << (i % 8) for i in run)
+            out.append(body[pos:blocks[run[0]].start()])
+            out.append(f"\n    if (__Vbx8[{byte}U] & 0x{gmask:02x}U) {{   {GROUP_NOTE.format(n=len(run))}")
+            pos = blocks[run[0]].start()
             groups += 1
+        for i in run:
+            m = blocks[i]
+            out.append(body[pos:m.start(1)])
+            out.append(f"__Vbx8[{byte}U] & 0x{1 << (i % 8):02x}U /* {' '.join(m.group(1).split())} */")
+            pos = m.end(1)
+        if len(run) > 1:
+            out.append(body[pos:blocks[run[-1]].end()])
+            out.append("\n    }")
+            pos = blocks[run[-1]].end()
     out.append(body[pos:])
-    return "".join(out), groups
+    table = (f"// beryl-sim (sim/nba_clk.py): per trigger bit (word * 64 + bit), the kept trigger tests of\n"
+             f"// {fn} whose masks include it (bit i of the row: test i in the function's order)\n"
+             f"static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, \"the bitmap's bytes are read in little-endian order\");\n"
+             f"alignas(64) static const uint64_t {ROWS}[{64 * words}][{nx}] = {{\n"
+             + "".join("    {" + ", ".join(f"0x{x:016x}ULL" for x in r) + "},\n" for r in rows)
+             + f"}};\nstatic const uint64_t {LIVE}[{words}] = {{"
+             + ", ".join(f"0x{x:016x}ULL" for x in live) + "};\n")
+    exe = (f"    {EXEC_NOTE}\n"
+           f"    alignas(64) uint64_t __Vbx[{nx}];\n"
+           f"    for (int __Vk = 0; __Vk < {nx}; __Vk++) __Vbx[__Vk] = 0;\n"
+           f"    for (int __Vw = 0; __Vw < {words}; __Vw++) {{\n"
+           f"        uint64_t __Vt = vlSelfRef.__VnbaTriggered[__Vw] & {LIVE}[__Vw];\n"
+           f"        while (__Vt) {{\n"
+           f"            const uint64_t* const __Vr = {ROWS}[__Vw * 64 + __builtin_ctzll(__Vt)];\n"
+           f"            __Vt &= __Vt - 1;\n"
+           f"            for (int __Vk = 0; __Vk < {nx}; __Vk++) __Vbx[__Vk] |= __Vr[__Vk];\n"
+           f"        }}\n"
+           f"    }}\n"
+           f"    const uint8_t* const __Vbx8 = reinterpret_cast<const uint8_t*>(__Vbx);\n")
+    return "".join(out), table, exe, n, groups
 
 
-def patch(text, fn, clk_word, clk_bit):
-    """the patched source and the number of tests removed"""
+def patch(text, fn, clk_word, clk_bit, words):
+    """the patched source, the numbers of tests removed and kept, and the number of groups"""
     start = text.find(f"void {fn}(")
     if start < 0 or text.find("{", start) < 0:
         fail(f"{fn} not found")
@@ -155,9 +195,11 @@ def patch(text, fn, clk_word, clk_bit):
     b = new_body.find("\n    // Body\n")
     if b < 0:
         fail(f"{fn}: no '// Body' line before the trigger tests")
-    grouped, groups = group_tests(new_body[b:], fn)
-    new_body = new_body[:b] + grouped
-    return text[:start] + new_body + text[end:], removed, kept, groups
+    tested, table, exe, n, groups = bitmap_tests(new_body[b:], fn, words)
+    if n != kept:
+        fail(f"{fn}: {kept} kept trigger tests, but {n} at the top level of the function")
+    new_body = new_body[:b] + "\n" + exe.rstrip("\n") + tested
+    return text[:start] + table + "\n" + new_body + text[end:], removed, kept, groups
 
 
 POPCOUNT = {"VL_COUNTONES_I(": "__builtin_popcount(", "VL_COUNTONES_Q(": "__builtin_popcountll("}
@@ -182,7 +224,9 @@ def main():
     counts = {}
     for p in srcs:
         texts[p], counts[p] = popcounts(texts[p])
-    clk = clk_trigger(act_triggers("".join(texts.values())))
+    act = act_triggers("".join(texts.values()))
+    clk = clk_trigger(act)
+    words = (len(act) + 63) // 64
     fn = f"{root}___eval_nba"
     defs = [p for p, t in texts.items() if re.search(rf"^void {fn}\(.*\) \{{$", t, re.M)]
     if len(defs) != 1:
@@ -190,7 +234,7 @@ def main():
     path = defs[0]
     removed = None
     if MARK not in texts[path]:
-        texts[path], removed, kept, groups = patch(texts[path], fn, clk // 64, clk % 64)
+        texts[path], removed, kept, groups = patch(texts[path], fn, clk // 64, clk % 64, words)
     # every check passed: write (a failed run leaves the sources as they were)
     for p in srcs:
         if counts[p] or (p == path and removed is not None):
@@ -200,7 +244,7 @@ def main():
             print(f"nba_clk.py: {p}: {counts[p]} population counts as compiler builtins")
     if removed is not None:
         print(f"nba_clk.py: {path}: {removed} trigger tests with posedge clk removed, {kept} kept "
-              f"(in {groups} groups of up to {GROUP})")
+              f"(bitmap dispatch, {groups} groups by byte)")
 
 
 if __name__ == "__main__":

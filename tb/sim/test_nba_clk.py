@@ -15,23 +15,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "sim" / "nba_clk.py"
 
-# clk is act trigger 2 (word 0, bit 2); triggers 0, 1, 3 are gates
-DUMP = r"""
-VL_ATTR_COLD void Vtop___024root___dump_triggers__act(Vtop___024root* vlSelf) {
-    if ((1ULL & vlSelf->__VactTriggered[0U])) {
-        VL_DBG_MSGF("         'act' region trigger index 0 is active: @(posedge (clk & top.u_a.u_gate.gate_en_l))\n");
-    }
-    if ((2ULL & vlSelf->__VactTriggered[0U])) {
-        VL_DBG_MSGF("         'act' region trigger index 1 is active: @(posedge (clk & top.u_b.u_gate.gate_en_l))\n");
-    }
-    if ((4ULL & vlSelf->__VactTriggered[0U])) {
-        VL_DBG_MSGF("         'act' region trigger index 2 is active: @(posedge clk)\n");
-    }
-    if ((8ULL & vlSelf->__VactTriggered[0U])) {
-        VL_DBG_MSGF("         'act' region trigger index 3 is active: @(posedge (clk & top.u_c.u_gate.gate_en_l))\n");
-    }
-}
-"""
+# clk is act trigger 2 (word 0, bit 2); the other 67 triggers are gates (two 64-bit trigger words)
+def dump_entry(i):
+    what = "@(posedge clk)" if i == 2 else f"@(posedge (clk & top.u_g{i}.u_gate.gate_en_l))"
+    return (f"    if (({1 << (i % 64)}ULL & vlSelf->__VactTriggered[{i // 64}U])) {{\n"
+            f"        VL_DBG_MSGF(\"         'act' region trigger index {i} is active: {what}\\n\");\n    }}\n")
+
+
+DUMP = ("\nVL_ATTR_COLD void Vtop___024root___dump_triggers__act(Vtop___024root* vlSelf) {\n"
+        + "".join(dump_entry(i) for i in range(68)) + "}\n")
 
 NBA = r"""
 void Vtop___024root___eval_nba(Vtop___024root* vlSelf) {
@@ -83,6 +75,14 @@ def run(d):
     return subprocess.run([sys.executable, str(SCRIPT), str(d), "top"], capture_output=True, text=True)
 
 
+def bitmap_table(src):
+    """the rows and live masks of the bitmap table the script writes: ([[word, ...] per trigger bit], [mask per word])"""
+    body = re.search(r"beryl_nba_rows\[\d+\]\[\d+\] = \{(.*?)\n\};", src, re.S).group(1)
+    rows = [[int(x, 16) for x in re.findall(r"0x([0-9a-f]+)ULL", r)] for r in re.findall(r"\{([^{}]*)\}", body)]
+    live = [int(x, 16) for x in re.findall(r"0x([0-9a-f]+)ULL", re.search(r"beryl_nba_live\[\d+\] = \{(.*?)\};", src).group(1))]
+    return rows, live
+
+
 def calls_under_test(src):
     """{called function: its test's text} of the patched _eval_nba"""
     out = {}
@@ -102,14 +102,21 @@ def test_clk_tests_removed(tmp_path):
     # clk alone and clk with a gate: always true
     assert t["Vtop___024root___nba_sequent__TOP__0"].startswith("1U")
     assert t["Vtop___024root___nba_comb__TOP__2"].startswith("1U")
-    # gates only (bit 0 of word 1 is trigger 64, not clk): kept as they were
-    assert t["Vtop___024root___nba_sequent__TOP__1"] == "(1ULL & vlSelfRef.__VnbaTriggered[0U])"
-    assert "0x0000000000000009ULL" in t["Vtop___024root___nba_comb__TOP__3"]
-    assert "0x0000000000000004ULL" in t["Vtop___024root___nba_comb__TOP__4"]
+    # gates only (bit 0 of word 1 is trigger 64, not clk): kept, as a test of their bit in the bitmap
+    # (test i in the function's order: bit i % 8 of byte i // 8), the original test in a comment
+    assert t["Vtop___024root___nba_sequent__TOP__1"] == \
+        "__Vbx8[0U] & 0x01U /* (1ULL & vlSelfRef.__VnbaTriggered[0U]) */"
+    assert t["Vtop___024root___nba_comb__TOP__3"].startswith("__Vbx8[0U] & 0x02U /* ((0x0000000000000001ULL")
+    assert t["Vtop___024root___nba_comb__TOP__4"].startswith("__Vbx8[0U] & 0x04U /* ((0x0000000000000004ULL")
     # one mask over both words: bit 2 of word 0 is clk (always true); bit 1 of either word is not
     assert t["Vtop___024root___nba_comb__TOP__5"].startswith("1U")
     assert t["Vtop___024root___nba_comb__TOP__6"] == \
-        "(2ULL & (vlSelfRef.__VnbaTriggered[1U] | vlSelfRef.__VnbaTriggered[0U]))"
+        "__Vbx8[0U] & 0x08U /* (2ULL & (vlSelfRef.__VnbaTriggered[1U] | vlSelfRef.__VnbaTriggered[0U])) */"
+    # the bitmap's rows: per trigger bit (word * 64 + bit), the tests whose masks include it
+    rows, live = bitmap_table(src)
+    assert rows[0][0] == 0x3 and rows[3][0] == 0x6 and rows[1][0] == 0x8 and rows[64 + 1][0] == 0x8
+    assert rows[64][0] == 0x2 and rows[64 + 2][0] == 0x4 and rows[2] == [0] * 4   # bit 2: clk, no kept test
+    assert live == [0b1011, 0b111]
     # the check in place of the removed tests, after vlSelfRef is set up; other code untouched
     head = src[src.index("auto& vlSelfRef"):src.index("// Locals")]
     assert "__VnbaTriggered[0U] & (1ULL << 2)" in head and "VL_FATAL_MT" in head
@@ -177,6 +184,16 @@ def called(src, t0, t1):
     with each condition evaluated as a Python expression (independent of how the script groups)"""
     body = src[src.index("// Body"):]
     env = {"t0": t0, "t1": t1}
+    if "beryl_nba_rows" in src:
+        # the bitmap the patched function builds before its tests, as its C code does: the OR of the
+        # rows of the trigger bits that are set and live, read by bytes (little-endian)
+        rows, live = bitmap_table(src)
+        ex = [0] * len(rows[0])
+        for w, t in enumerate((t0, t1)):
+            for b in range(64):
+                if (t & live[w]) >> b & 1:
+                    ex = [x | y for x, y in zip(ex, rows[64 * w + b])]
+        env["__Vbx8"] = [x >> (8 * k) & 0xff for x in ex for k in range(8)]
     out, stack, cond = [], [True], None
     for line in body.split("\n")[1:]:
         s = line.split("//")[0].strip()
@@ -186,8 +203,8 @@ def called(src, t0, t1):
                 continue
             c = cond.strip()[len("if ("):-len(") {")]
             c = c.replace("vlSelfRef.__VnbaTriggered[0U]", "t0").replace("vlSelfRef.__VnbaTriggered[1U]", "t1")
-            c = re.sub(r"(0x[0-9a-fA-F]+|\d+)U?LL|(\d+)U", lambda m: m.group(1) or m.group(2), c)
             c = re.sub(r"/\*.*?\*/", "", c).replace("vlSelfRef.top__DOT__x", "0")
+            c = re.sub(r"\b(0x[0-9a-fA-F]+|\d+)(?:U?LL|U)\b", r"\1", c)
             stack.append(stack[-1] and bool(eval(c, {}, env)))
             cond = None
         elif s == "}":
@@ -204,20 +221,22 @@ def test_groups(tmp_path):
     before = (tmp_path / "Vtop___024root__1.cpp").read_text()
     r = run(tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "in 3 groups of up to 6" in r.stdout     # 6 + 3 of the run, 2 (TOP__3, TOP__4) before it
+    assert "3 groups by byte" in r.stdout
     src = (tmp_path / "Vtop___024root__1.cpp").read_text()
+    # tests in order: TOP__1 (bit 0), TOP__3, TOP__4, TOP__6 (bits 1-3), the run (bits 4-11), TOP__30
+    # (bit 12). Groups: runs of adjacent tests (the clk tests and the plain statement end a run) cut at
+    # byte boundaries: TOP__3 + TOP__4, TOP__6 + the run's first four, the run's last four
     heads = re.findall(r"if \(([^{}]*?)\) \{   // beryl-sim: (\d+) trigger tests grouped", src)
-    assert [n for _, n in heads] == ["2", "6", "3"]
-    # a group's test is the OR of its members' masks per word (the first: TOP__6 and five of the run)
-    w = [0, 0]
-    for m, words in [(0x2, [0, 1])] + RUN_SPECS[:5]:
-        for x in words:
-            w[x] |= m
-    assert heads[1][0] == (f"(0x{w[0]:016x}ULL & vlSelfRef.__VnbaTriggered[0U]) | "
-                           f"(0x{w[1]:016x}ULL & vlSelfRef.__VnbaTriggered[1U])")
-    assert w == [0x2b, 0x12]
+    assert heads == [("__Vbx8[0U] & 0x06U", "2"), ("__Vbx8[0U] & 0xf8U", "5"), ("__Vbx8[1U] & 0x0fU", "4")]
+    rows, live = bitmap_table(src)
+    # the run's tests: bit 4 + k for RUN_SPECS[k], in the rows of the trigger bits of its mask
+    for k, (m, words) in enumerate(RUN_SPECS):
+        for w in words:
+            assert rows[64 * w + m.bit_length() - 1][0] >> (4 + k) & 1
+    # one bit per (test, trigger bit of its masks): TOP__1 1, TOP__3 3, TOP__4 2, TOP__6 2, the run 9, TOP__30 1
+    assert sum(bin(x).count("1") for r in rows for x in r) == 18
     # the single test after the plain statement is not grouped
-    assert "vlSelfRef.top__DOT__z = 0U;\n    if ((0x0000000000000100ULL" in src
+    assert "vlSelfRef.top__DOT__z = 0U;\n    if (__Vbx8[1U] & 0x10U /* (0x0000000000000100ULL" in src
     # the same functions run, in the same order, for any trigger words (clk, bit 2 of word 0, always set)
     rng = __import__("random").Random(5)
     for _ in range(300):
