@@ -159,10 +159,19 @@ static inline void rise_triggers(const Vberyl_nic_us_top___024root* r, uint64_t 
 // --check-fast-edge runs a full eval() after it, which must change no output.
 bool Vberyl_nic_us_top___024root___eval_phase__ico(Vberyl_nic_us_top___024root* vlSelf);
 
+//
+// The input region also copies every clock gate's enable into its latch (gate_en_l), which only
+// Verilator's own trigger pass reads; sim/nba_clk.py makes that copy depend on the flag below, so a
+// fast falling edge skips it (about 110 instructions). The latches are stale then, like those of a
+// skipped falling-edge eval (see rise_triggers()); the full evals that need them run them.
+bool beryl_sim_ico_no_latches = false;
+
 static inline void fall_fast(Vberyl_nic_us_top* t) {
   Vberyl_nic_us_top___024root* r = t->rootp;
   r->__VicoFirstIteration = 1;
+  beryl_sim_ico_no_latches = true;
   Vberyl_nic_us_top___024root___eval_phase__ico(r);
+  beryl_sim_ico_no_latches = false;
   r->__VicoFirstIteration = 0;
 }
 

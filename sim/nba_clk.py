@@ -188,7 +188,9 @@ def patch(text, fn, clk_word, clk_bit, words):
     check = (f"    {MARK}\n"
              f"    if (VL_UNLIKELY(!(vlSelfRef.__VnbaTriggered[{clk_word}U] & (1ULL << {clk_bit})))) "
              f"VL_FATAL_MT(__FILE__, __LINE__, \"\", \"beryl-sim: NBA region run without posedge clk "
-             f"(sim/nba_clk.py)\");\n")
+             f"(sim/nba_clk.py)\");\n"
+             f"    if (VL_UNLIKELY(!vlSelfRef.clk)) VL_FATAL_MT(__FILE__, __LINE__, \"\", \"beryl-sim: NBA region run "
+             f"with clk low (sim/nba_clk.py)\");\n")
     new_body = new_body[:i] + check + new_body[i:]
     if removed == 0:
         fail(f"{fn}: no trigger test includes posedge clk (Verilator changed?)")
@@ -200,6 +202,64 @@ def patch(text, fn, clk_word, clk_bit, words):
         fail(f"{fn}: {kept} kept trigger tests, but {n} at the top level of the function")
     new_body = new_body[:b] + "\n" + exe.rstrip("\n") + tested
     return text[:start] + table + "\n" + new_body + text[end:], removed, kept, groups
+
+
+CLK_LOW = "if ((1U & (~ (IData)(vlSelfRef.clk)))) {"
+NBA_LATCH = "if (0U /* clk is high in the NBA region: the gate latches are closed (sim/nba_clk.py) */) {"
+ICO_FLAG = "beryl_sim_ico_no_latches"
+ICO_LATCH = f"if (!{ICO_FLAG} && (1U & (~ (IData)(vlSelfRef.clk)))) {{   // sim/nba_clk.py"
+FUNC = re.compile(r"^(?:VL_ATTR_COLD )?(?:void|bool) (\w+)\([^;{}\n]*\) \{\n(.*?)\n\}\n", re.S | re.M)
+LATCH_COPY = re.compile(r"\s*vlSelfRef\.(\w+)__DOT__gate_en_l\s*=\s*vlSelfRef\.\1__DOT__gate_en_now;")
+
+
+def latches(texts, root):
+    """The clock gates' latches (rtl/common/beryl_clk_gate.sv: `if (!clk) gate_en_l = gate_en_now`),
+    whose outputs only Verilator's own trigger pass reads, which beryl-sim's fast edges bypass
+    (sim/main.cpp, rise_fast()). In the functions that only _eval_nba calls, the test of clk low is
+    false (NBA runs at a rising edge; the function checks clk at its top): made `if (0U)`. In the input
+    region's functions a test of clk low whose block holds only latch copies also tests a flag that
+    the harness sets around a fast falling-edge eval (fall_fast()); full evals (the first, those of
+    --check-fast-edge, builds without fast edges) still run the latches. Returns (texts, nba tests,
+    ico blocks)."""
+    funcs, callers = {}, {}
+    for p, t in texts.items():
+        for m in FUNC.finditer(t):
+            funcs[m.group(1)] = p
+            for c in set(re.findall(r"\b(\w+)\(vlSelf\);", m.group(2))):
+                callers.setdefault(c, set()).add(m.group(1))
+    nba_only = {f for f, c in callers.items() if c == {f"{root}___eval_nba"} and f in funcs}
+    nba_only.add(f"{root}___eval_nba")
+    ico_only = {f for f, c in callers.items() if c == {f"{root}___eval_ico"} and f in funcs}
+    n_nba = n_ico = 0
+    out = dict(texts)
+    for p, t in texts.items():
+        parts, pos = [], 0
+        for m in FUNC.finditer(t):
+            name, body = m.group(1), m.group(2)
+            if CLK_LOW not in body or (name not in nba_only and name not in ico_only):
+                continue
+            if name in nba_only:
+                n_nba += body.count(CLK_LOW)
+                body = body.replace(CLK_LOW, NBA_LATCH)
+            else:
+                new, bpos = [], 0
+                for b in re.finditer(r"\n( +)" + re.escape(CLK_LOW) + r"\n(.*?)\n\1\}", body, re.S):
+                    if LATCH_COPY.sub("", b.group(2)).strip():
+                        continue   # something other than gate latches: left as it is
+                    new.append(body[bpos:b.start()] + "\n" + b.group(1) + ICO_LATCH + "\n" + b.group(2)
+                               + "\n" + b.group(1) + "}")
+                    bpos = b.end()
+                    n_ico += 1
+                body = "".join(new) + body[bpos:]
+            parts.append(t[pos:m.start(2)] + body)
+            pos = m.end(2)
+        if parts:
+            t = "".join(parts) + t[pos:]
+            if n_ico and ICO_FLAG in t and f"extern bool {ICO_FLAG};" not in t:
+                i = t.find(f"void {root}___ico_")
+                t = t[:i] + f"// set by sim/main.cpp around a fast falling-edge eval (sim/nba_clk.py)\nextern bool {ICO_FLAG};\n\n" + t[i:]
+            out[p] = t
+    return out, n_nba, n_ico
 
 
 POPCOUNT = {"VL_COUNTONES_I(": "__builtin_popcount(", "VL_COUNTONES_Q(": "__builtin_popcountll("}
@@ -233,18 +293,21 @@ def main():
         fail(f"expected one definition of {fn}, found {len(defs)}")
     path = defs[0]
     removed = None
+    before = dict(texts)
     if MARK not in texts[path]:
         texts[path], removed, kept, groups = patch(texts[path], fn, clk // 64, clk % 64, words)
+        texts, n_nba, n_ico = latches(texts, root)
     # every check passed: write (a failed run leaves the sources as they were)
     for p in srcs:
-        if counts[p] or (p == path and removed is not None):
+        if texts[p] != before[p] or counts[p]:
             with open(p, "w") as f:
                 f.write(texts[p])
         if counts[p]:
             print(f"nba_clk.py: {p}: {counts[p]} population counts as compiler builtins")
     if removed is not None:
         print(f"nba_clk.py: {path}: {removed} trigger tests with posedge clk removed, {kept} kept "
-              f"(bitmap dispatch, {groups} groups by byte)")
+              f"(bitmap dispatch, {groups} groups by byte); gate latches: {n_nba} tests of clk low in NBA "
+              f"functions made false, {n_ico} input-region block(s) skipped by fast falling edges")
 
 
 if __name__ == "__main__":

@@ -245,3 +245,71 @@ def test_groups(tmp_path):
         assert called(src, t0, t1) == called(before, t0, t1)
     assert called(src, 4, 0) == ["Vtop___024root___nba_sequent__TOP__0", "Vtop___024root___nba_comb__TOP__2",
                                  "Vtop___024root___nba_comb__TOP__5"]
+
+
+# the clock gates' latches (rtl/common/beryl_clk_gate.sv) in the forms Verilator 5.048 emits them: in a
+# function only _eval_nba calls, in one that the settle region calls too, and in the input region
+LATCH = """    if ((1U & (~ (IData)(vlSelfRef.clk)))) {
+        vlSelfRef.top__DOT__u_%s__DOT__u_gate__DOT__gate_en_l 
+            = vlSelfRef.top__DOT__u_%s__DOT__u_gate__DOT__gate_en_now;
+    }
+"""
+FUNCS = ("""
+void Vtop___024root___nba_comb__TOP__7(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+    vlSelfRef.top__DOT__u_a__DOT__u_gate__DOT__gate_en_now = vlSelfRef.top__DOT__busy;
+""" + LATCH % ("a", "a") + """}
+
+void Vtop___024root___nba_comb__TOP__8(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+""" + LATCH % ("b", "b") + """}
+
+void Vtop___024root___eval_stl(Vtop___024root* vlSelf) {
+    Vtop___024root___nba_comb__TOP__8(vlSelf);
+}
+
+void Vtop___024root___ico_sequent__TOP__0(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+    vlSelfRef.top__DOT__u_a__DOT__u_gate__DOT__gate_en_now = vlSelfRef.in_valid;
+""" + LATCH % ("a", "a") + LATCH % ("c", "c") + """    if ((1U & (~ (IData)(vlSelfRef.clk)))) {
+        vlSelfRef.top__DOT__user_latch = vlSelfRef.in_data;
+    }
+}
+
+void Vtop___024root___eval_ico(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+    if ((1ULL & vlSelfRef.__VicoTriggered[0U])) {
+        Vtop___024root___ico_sequent__TOP__0(vlSelf);
+    }
+}
+""")
+
+
+def test_gate_latches(tmp_path):
+    nba = NBA.replace("    if (vlSelfRef.top__DOT__x) {", "    Vtop___024root___nba_comb__TOP__7(vlSelf);\n"
+                      "    Vtop___024root___nba_comb__TOP__8(vlSelf);\n" + LATCH % ("d", "d")
+                      + "    if (vlSelfRef.top__DOT__x) {")
+    write_model(tmp_path, nba)
+    (tmp_path / "Vtop___024root__2.cpp").write_text(FUNCS)
+    r = run(tmp_path)
+    assert r.returncode == 0, r.stderr
+    # in _eval_nba itself and in TOP__7 (called only there): clk is high, the test is false
+    assert "gate latches: 2 tests of clk low in NBA functions made false, 2 input-region block(s)" in r.stdout
+    nba_src = (tmp_path / "Vtop___024root__1.cpp").read_text()
+    funcs = (tmp_path / "Vtop___024root__2.cpp").read_text()
+    body = lambda src, fn: src[src.index(f"void Vtop___024root___{fn}("):][:src[src.index(f"void Vtop___024root___{fn}("):].index("\n}\n")]
+    assert "if (0U /* clk is high" in body(nba_src, "eval_nba") and "(~ (IData)(vlSelfRef.clk))" not in body(nba_src, "eval_nba")
+    assert "if (0U /* clk is high" in body(funcs, "nba_comb__TOP__7")
+    # TOP__8 is also called by the settle region (clk may be low there): left
+    assert "if (0U" not in body(funcs, "nba_comb__TOP__8") and "(~ (IData)(vlSelfRef.clk))" in body(funcs, "nba_comb__TOP__8")
+    # the NBA function stops if clk is low (the rewritten tests assume it high)
+    assert "if (VL_UNLIKELY(!vlSelfRef.clk)) VL_FATAL_MT" in body(nba_src, "eval_nba")
+    # input region: the blocks of latch copies (a, c) also test the harness's flag; the block with a
+    # latch of the design (user_latch) is left
+    ico = body(funcs, "ico_sequent__TOP__0")
+    assert ico.count("if (!beryl_sim_ico_no_latches && (1U & (~ (IData)(vlSelfRef.clk)))) {") == 2
+    assert ico.count("    if ((1U & (~ (IData)(vlSelfRef.clk)))) {\n        vlSelfRef.top__DOT__user_latch") == 1
+    assert ico.index("beryl_sim_ico_no_latches &&") < ico.index("u_c__DOT__u_gate__DOT__gate_en_l")
+    assert "extern bool beryl_sim_ico_no_latches;" in funcs
+    # idempotent
+    assert run(tmp_path).stdout == "" and (tmp_path / "Vtop___024root__2.cpp").read_text() == funcs
