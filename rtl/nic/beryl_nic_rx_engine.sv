@@ -1201,12 +1201,17 @@ module beryl_nic_rx_engine #(
   // frames to transmit or retire, eviction returns waiting, a completion not yet taken, a statistics
   // pulse (stat_valid clears itself). busy_q, the ring and the counters change only with those.
   // =========================================================================================
+  // The terms the engine's own state decides are a variable of their own (kept in a Verilator model,
+  // public_flat_rd), which a C++ model then re-evaluates only when that state changes, not whenever one
+  // of the enable's inputs from other blocks does (sim/README.md, "Clock gates").
+  logic busy_int /*verilator public_flat_rd*/;
+  assign busy_int = rec_valid || op_req_valid_q || f_any || rd_desc_valid_q || rty_any || (|fl_idle) || a_valid ||
+                    a_seen_q || d_valid_q || wr_desc_valid_q || txp_q != asgd_q || donep_q != txp_q ||
+                    ret_wp_q != ret_rp_q || cpl_valid_q || stat_valid;
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || (|s_axis_rx_tvalid) || rec_valid || csum_valid || (|ram_wr_cmd_valid) || op_req_valid_q ||
-           f_any || rd_desc_valid_q || rty_any || op_rsp_valid || rd_desc_status_valid || flush_valid || (|fl_idle) ||
-           a_valid || a_seen_q || d_valid_q || wr_desc_valid_q || txp_q != asgd_q || wr_desc_status_valid ||
-           donep_q != txp_q || ret_wp_q != ret_rp_q || cpl_valid_q || stat_valid),
+    .en   (rst || (|s_axis_rx_tvalid) || csum_valid || (|ram_wr_cmd_valid) || op_rsp_valid || rd_desc_status_valid ||
+           flush_valid || wr_desc_status_valid || busy_int),
     .gclk (gclk)
   );
 

@@ -1232,11 +1232,15 @@ module beryl_nic_tx_engine #(
   end
 
   // clock gate enable (see the clock gate above)
-  assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || op_st_q != OP_IDLE || fsts_pend_q || fq_valid_q
-                   || w_st_q != W_IDLE || b_state_q[proc_q] == B_READY || b_state_q[proc_q] == B_ERR
-                   || rd_desc_status_valid || ram_wr_cmd_valid != '0
-                   || rd_desc_valid || rty_any || rr_act_q || rr_start || tx_sts_valid || stat_valid
-                   || s_issue || s1_valid_q || f_pop || rel_push || c_pop;
+  // The terms the engine's own state decides are a variable of their own (kept in a Verilator model,
+  // public_flat_rd), which a C++ model then re-evaluates only when that state changes, not whenever one
+  // of the enable's inputs from other blocks does (sim/README.md, "Clock gates").
+  logic busy_int /*verilator public_flat_rd*/;
+  assign busy_int = op_st_q != OP_IDLE || fsts_pend_q || fq_valid_q || w_st_q != W_IDLE
+                    || b_state_q[proc_q] == B_READY || b_state_q[proc_q] == B_ERR || rd_desc_valid || rty_any
+                    || rr_act_q || rr_start || tx_sts_valid || stat_valid || s_issue || s1_valid_q;
+  assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || rd_desc_status_valid || ram_wr_cmd_valid != '0
+                   || f_pop || rel_push || c_pop || busy_int;
 
   // inputs the engine does not need: MODE 1 fields, the response's queue (responses are in order),
   // the RAM's always-high readies and its response valids (reads are scheduled by credit)

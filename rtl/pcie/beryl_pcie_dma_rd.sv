@@ -690,10 +690,15 @@ module beryl_pcie_dma_rd #(
   // inflight_q, the tag and op tables change only with issue or a retire; the pipeline fields load
   // only with their stage's valid.
   // ---------------------------------------------------------------------------------------
+  // The terms the engine's own state decides are a variable of their own (kept in a Verilator model,
+  // public_flat_rd), which a C++ model then re-evaluates only when that state changes, not whenever one
+  // of the enable's inputs from other blocks does (sim/README.md, "Clock gates").
+  logic busy_int /*verilator public_flat_rd*/;
+  assign busy_int = rd_desc_status_valid || req_valid_q || gen_active_q || a_valid_q || b_valid_q || c_valid_q ||
+                    to_any;
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || rd_desc_valid || rd_desc_status_valid || req_valid_q || gen_active_q || rx_cpl_tlp_valid ||
-           a_valid_q || b_valid_q || c_valid_q || to_any || (tick && (|tag_active_q))),
+    .en   (rst || rd_desc_valid || rx_cpl_tlp_valid || (tick && (|tag_active_q)) || busy_int),
     .gclk (gclk)
   );
 

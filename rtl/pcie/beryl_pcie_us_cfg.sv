@@ -59,12 +59,17 @@ module beryl_pcie_us_cfg #(
   logic dev_done;
   assign dev_done = cfg_mgmt_read && cfg_mgmt_read_write_done;
 
+  // The status comparison is a variable of its own (kept in a Verilator model, public_flat_rd): a C++
+  // model then evaluates it only when a status input or register changes, not in every cycle in which
+  // the poller (on clk) moves dev_done's inputs (sim/README.md, "Clock gates").
+  logic stat_chg /*verilator public_flat_rd*/;
+  assign stat_chg = max_payload_size != {1'b0, cfg_max_payload}
+                    || max_read_req_size != cfg_max_read_req || rcb_128 != cfg_rcb_status[0]
+                    || bus_master_en != cfg_function_status[2] || msix_enable != cfg_interrupt_msix_enable[0]
+                    || msix_mask != cfg_interrupt_msix_mask[0];
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || dev_done || max_payload_size != {1'b0, cfg_max_payload}
-           || max_read_req_size != cfg_max_read_req || rcb_128 != cfg_rcb_status[0]
-           || bus_master_en != cfg_function_status[2] || msix_enable != cfg_interrupt_msix_enable[0]
-           || msix_mask != cfg_interrupt_msix_mask[0]),
+    .en   (rst || dev_done || stat_chg),
     .gclk (gclk)
   );
 
