@@ -383,7 +383,10 @@ module beryl_nic_us_top #(
   logic [IF_COUNT*4-1:0]          f_rd_sts_error, f_wr_sts_error;
   logic [IF_COUNT*2*IF_SEG_W-1:0] f_wr_addr, f_rd_addr;
   logic [IF_COUNT*2*64-1:0]       f_wr_be;
-  logic [IF_COUNT*2*512-1:0]      f_wr_data, f_rd_resp_data;
+  logic [IF_COUNT*2*512-1:0]      f_wr_data;
+  // each interface's RAM read data as an array element of its own: the read demux below selects from
+  // it (DATA = 0), so a Verilator model need not copy every interface's data into one concatenation
+  logic [2*512-1:0]               f_rd_resp_data [IF_COUNT];
   logic [IF_COUNT*2-1:0]          f_wr_valid_r, f_wr_ready_r, f_rd_valid_r, f_rd_ready_r;
   logic [IF_COUNT*2-1:0]          f_rd_resp_valid, f_rd_resp_ready;
   logic [IF_COUNT*8-1:0]          f_irq_index;
@@ -461,7 +464,7 @@ module beryl_nic_us_top #(
       .ram_rd_cmd_addr      (f_rd_addr[i*2*IF_SEG_W +: 2*IF_SEG_W]),
       .ram_rd_cmd_valid     (f_rd_valid_r[i*2 +: 2]),
       .ram_rd_cmd_ready     (f_rd_ready_r[i*2 +: 2]),
-      .ram_rd_resp_data     (f_rd_resp_data[i*1024 +: 1024]),
+      .ram_rd_resp_data     (f_rd_resp_data[i]),
       .ram_rd_resp_valid    (f_rd_resp_valid[i*2 +: 2]),
       .ram_rd_resp_ready    (f_rd_resp_ready[i*2 +: 2]),
       .irq_index            (f_irq_index[i*8 +: 8]),
@@ -555,7 +558,7 @@ module beryl_nic_us_top #(
     assign f_rd_addr         = ram_rd_cmd_addr;
     assign f_rd_valid_r      = ram_rd_cmd_valid;
     assign ram_rd_cmd_ready  = f_rd_ready_r;
-    assign ram_rd_resp_data  = f_rd_resp_data;
+    assign ram_rd_resp_data  = f_rd_resp_data[0];
     assign ram_rd_resp_valid = f_rd_resp_valid;
     assign f_rd_resp_ready   = ram_rd_resp_ready;
     assign irq_index         = f_irq_index;
@@ -601,16 +604,27 @@ module beryl_nic_us_top #(
       .m_ram_wr_cmd_valid (f_wr_valid_r), .m_ram_wr_cmd_ready (f_wr_ready_r)
     );
     /* verilator lint_off PINCONNECTEMPTY */
-    beryl_dma_ram_rd_demux #(.PORTS (IF_COUNT), .SEG_ADDR_W (SEG_ADDR_W)) u_rd_demux (
+    logic [1:0]         rd_resp_any;
+    logic [2*IFS_W-1:0] rd_resp_sel;
+    beryl_dma_ram_rd_demux #(.PORTS (IF_COUNT), .SEG_ADDR_W (SEG_ADDR_W), .DATA (1'b0)) u_rd_demux (
       .clk (clk), .rst (rst_r),
       .s_ram_rd_cmd_addr (ram_rd_cmd_addr), .s_ram_rd_cmd_valid (ram_rd_cmd_valid),
-      .s_ram_rd_cmd_ready (ram_rd_cmd_ready), .s_ram_rd_resp_data (ram_rd_resp_data),
+      .s_ram_rd_cmd_ready (ram_rd_cmd_ready), .s_ram_rd_resp_data (),   // 0 with DATA = 0
       .s_ram_rd_resp_valid (ram_rd_resp_valid), .s_ram_rd_resp_ready (ram_rd_resp_ready),
       .m_ram_rd_cmd_addr (f_rd_addr), .m_ram_rd_cmd_valid (f_rd_valid_r), .m_ram_rd_cmd_ready (f_rd_ready_r),
-      .m_ram_rd_resp_data (f_rd_resp_data), .m_ram_rd_resp_valid (f_rd_resp_valid),
-      .m_ram_rd_resp_ready (f_rd_resp_ready), .resp_any (), .resp_sel ()
+      .m_ram_rd_resp_data ('0), .m_ram_rd_resp_valid (f_rd_resp_valid),
+      .m_ram_rd_resp_ready (f_rd_resp_ready), .resp_any (rd_resp_any), .resp_sel (rd_resp_sel)
     );
     /* verilator lint_on PINCONNECTEMPTY */
+    // the response data of the interface each segment's oldest read went to (0 with none outstanding)
+    always_comb begin
+      for (int s = 0; s < 2; s++) begin
+        ram_rd_resp_data[s*512 +: 512] = '0;
+        if (rd_resp_any[s]) begin
+          ram_rd_resp_data[s*512 +: 512] = f_rd_resp_data[rd_resp_sel[s*IFS_W +: IFS_W]][s*512 +: 512];
+        end
+      end
+    end
     // interrupts: round robin among the interfaces (the scan only with a request: the C++ simulator
     // then skips it in the cycles without one)
     logic [IFS_W-1:0] irq_last_q, irq_sel;
