@@ -103,13 +103,20 @@ module beryl_pcie_us_prepend #(
   assign in_mid        = s_tlp_sop ? share : mid_q;
   assign in_upper_used = in_mid ? s_tlp_strb[N-1:L1] != '0 : s_tlp_strb[N-1:L0] != '0;
 
+  // The output beat only while one is offered (out_valid): the skid buffer takes it only then, and a
+  // C++ model then skips the beat's formation in the cycles an input changes without one (e.g. a BAR
+  // write, which has no completion, moving the completer's registers).
   always_comb begin
     out_sop     = 1'b0;
     out_sop_mid = 1'b0;
     out_eop_lo  = 1'b0;
     out_side    = '0;
-    out_last    = s_tlp_eop && !in_upper_used;
-    if (share) begin
+    out_last    = 1'b0;
+    if (!out_valid) begin
+      out_data = '0;
+      out_keep = '0;
+    end else if (share) begin
+      out_last    = s_tlp_eop && !in_upper_used;
       out_data    = share_data;
       out_keep    = share_keep;
       out_sop     = 1'b1;
@@ -117,20 +124,21 @@ module beryl_pcie_us_prepend #(
       out_eop_lo  = 1'b1;
       out_side    = s_side;
     end else if (flush_q) begin
-      out_data = '0;
-      out_keep = '0;
-      out_data[K1*32-1:0] = carry_q;
-      out_keep[K1-1:0]    = carry_keep_q;
+      out_data = DATA_W'(carry_q);
+      out_keep = N'(carry_keep_q);
       out_last = 1'b1;
     end else if (s_tlp_sop) begin
+      out_last = s_tlp_eop && !in_upper_used;
       out_data = {s_tlp_data[L0*32-1:0], s_desc};
       out_keep = {s_tlp_strb[L0-1:0], {DESC_DW{1'b1}}};
       out_sop  = 1'b1;
       out_side = s_side;
     end else if (mid_q) begin
+      out_last = s_tlp_eop && !in_upper_used;
       out_data = {s_tlp_data[L1*32-1:0], carry_q};
       out_keep = {s_tlp_strb[L1-1:0], carry_keep_q};
     end else begin
+      out_last = s_tlp_eop && !in_upper_used;
       out_data = {s_tlp_data[L0*32-1:0], carry_q[K0*32-1:0]};
       out_keep = {s_tlp_strb[L0-1:0], carry_keep_q[K0-1:0]};
     end
