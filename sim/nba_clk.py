@@ -14,22 +14,25 @@ written, about 250 instructions per simulated cycle; 13 of 434 at e4611cf, after
 This script rewrites, in the verilated sources, each such test in `_eval_nba` to `if (1U)` (the
 compiler drops it) and puts one check at the top of the function instead: an NBA run without the
 clk bit stops the simulator (VL_FATAL_MT) rather than skipping work. Every other test is kept, in
-the form below. It stops with an error if the function or the clk trigger cannot be found, or if a test has a
-form it does not know (anything but an OR of `mask & __VnbaTriggered[w]` terms, or one mask over an
-OR of words), so a changed Verilator fails the build instead of building a wrong model. Idempotent (a
-patched file is left).
+the form below. It stops with an error if the function or the clk trigger cannot be found, or if a
+test has a form it does not know (anything but an OR of `mask & __VnbaTriggered[w]` terms, or one
+mask over an OR of words), so a changed Verilator fails the build instead of building a wrong model.
+Idempotent (a patched file is left).
 
 The kept tests are then dispatched through a bitmap (`bitmap_tests()`): test i (in the function's
 order) becomes a test of bit i of a bitmap that the function builds first, as the OR of one
 precomputed row per trigger bit that is set (the row of a trigger bit has bit i set if test i's masks
-include it). A test then reads one byte of a local
-(two instructions) instead of one or two trigger words under 64-bit masks, and each run of adjacent
-tests whose bits share a byte goes under one test of that byte, so that a simulated cycle in which
-none of a group's clock gates opened skips the group with one test. Nothing inside a group changes:
+include it). A test then reads one byte of a local (two instructions) instead of one or two trigger
+words under 64-bit masks, and each run of adjacent tests whose bits share a byte goes under one test
+of that byte, so that a simulated cycle in which none of a group's clock gates opened skips the group
+with one test. Nothing inside a group changes:
 whatever runs, runs in Verilator's order, under the condition it had (the original test is kept in
 a comment). Callgrind, 1000 loaded frames (`bench/sim/cg_loaded.py`): the dispatch cost about 1 520
 instructions per simulated cycle with the earlier groups of 6 adjacent tests under the OR of their
 masks, about 950 with the bitmap (150 to build it, 800 for the tests).
+
+Then the clock gates' latches (`latches()`): the NBA region's tests of clk low are made false and
+the input region's latch copies are skipped by fast falling edges (see the function).
 
 It also turns Verilator's population counts of up to 64 bits (`VL_COUNTONES_I`, `VL_COUNTONES_Q`:
 portable bit tricks, about 15 instructions per 32 bits, which the RX path runs on every beat) into the
@@ -136,7 +139,8 @@ def bitmap_tests(body, fn, words):
     out.append(body[pos:])
     table = (f"// beryl-sim (sim/nba_clk.py): per trigger bit (word * 64 + bit), the kept trigger tests of\n"
              f"// {fn} whose masks include it (bit i of the row: test i in the function's order)\n"
-             f"static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, \"the bitmap's bytes are read in little-endian order\");\n"
+             f"static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,\n"
+             f"              \"the bitmap's bytes are read in little-endian order\");\n"
              f"alignas(64) static const uint64_t {ROWS}[{64 * words}][{nx}] = {{\n"
              + "".join("    {" + ", ".join(f"0x{x:016x}ULL" for x in r) + "},\n" for r in rows)
              + f"}};\nstatic const uint64_t {LIVE}[{words}] = {{"
@@ -257,7 +261,8 @@ def latches(texts, root):
             t = "".join(parts) + t[pos:]
             if n_ico and ICO_FLAG in t and f"extern bool {ICO_FLAG};" not in t:
                 i = t.find(f"void {root}___ico_")
-                t = t[:i] + f"// set by sim/main.cpp around a fast falling-edge eval (sim/nba_clk.py)\nextern bool {ICO_FLAG};\n\n" + t[i:]
+                t = (t[:i] + "// set by sim/main.cpp around a fast falling-edge eval (sim/nba_clk.py)\n"
+                     f"extern bool {ICO_FLAG};\n\n" + t[i:])
             out[p] = t
     return out, n_nba, n_ico
 
