@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""sim/nba_clk.py, which drops the NBA function's trigger tests that include posedge clk (and turns
-Verilator's 32/64-bit population counts into compiler builtins). Reference:
-hand-written sources in the form Verilator 5.048 emits (`_dump_triggers__act` names the triggers,
-`_eval_nba` tests `mask & __VnbaTriggered[w]` terms); what each rewritten test must become follows
-from the rule (a test with the clk bit in any term is always true, every other test stays). The
-patched model itself is checked by tb/sim/test_sim.py's lock-step build against the ungated RTL."""
+"""sim/nba_clk.py, which drops the NBA function's trigger tests that include posedge clk, dispatches
+the others through a bitmap, takes the clock gates' latches out of the fast edges (and turns
+Verilator's 32/64-bit population counts into compiler builtins). Reference: hand-written sources in
+the form Verilator 5.048 emits (`_dump_triggers__act` names the triggers, `_eval_nba` tests `mask &
+__VnbaTriggered[w]` terms); a test with the clk bit in any term is always true, and every other test
+must select the same functions: the patched and the unpatched function are walked for random
+trigger words and their calls compared. The patched model itself is checked by tb/sim/test_sim.py's
+lock-step build against the ungated RTL."""
 import re
 import subprocess
 import sys
