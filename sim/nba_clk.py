@@ -27,7 +27,8 @@ words under 64-bit masks, and each run of adjacent tests whose bits share a byte
 of that byte, so that a simulated cycle in which none of a group's clock gates opened skips the group
 with one test. Nothing inside a group changes:
 whatever runs, runs in Verilator's order, under the condition it had (the original test is kept in
-a comment). Callgrind, 1000 loaded frames (`bench/sim/cg_loaded.py`): the dispatch cost about 1 520
+a comment). Callgrind, 1000 loaded frames (`bench/sim/cg_loaded.py`, line costs from
+`bench/sim/cg_lines.py` summed per part, sim/README.md "Speed"): the dispatch cost about 1 520
 instructions per simulated cycle with the earlier groups of 6 adjacent tests under the OR of their
 masks, about 950 with the bitmap (150 to build it, 800 for the tests).
 
