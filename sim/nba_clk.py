@@ -35,6 +35,10 @@ masks, about 950 with the bitmap (150 to build it, 800 for the tests).
 Then the clock gates' latches (`latches()`): the NBA region's tests of clk low are made false and
 the input region's latch copies are skipped by fast falling edges (see the function).
 
+And the gates' enables (`pack_gates()`): the root header declares them on consecutive lines in the
+order of their trigger bits, so that the harness reads them eight to a 64-bit load (sim/main.cpp,
+rise_triggers(); sim/trig_map.py checks the order and tells the harness through sim_trig.h).
+
 It also turns Verilator's population counts of up to 64 bits (`VL_COUNTONES_I`, `VL_COUNTONES_Q`:
 portable bit tricks, about 15 instructions per 32 bits, which the RX path runs on every beat) into the
 compiler's builtins (one instruction with the POPCNT of every x86-64-v2 and later CPU, a library call
@@ -47,7 +51,7 @@ import re
 import sys
 
 import trig_map
-from trig_map import act_triggers, clk_trigger
+from trig_map import act_triggers, clk_trigger, gate_order
 
 
 def fail(msg):
@@ -268,6 +272,39 @@ def latches(texts, root):
     return out, n_nba, n_ico
 
 
+PACK_NOTE = "// beryl-sim: the clock gates' enables, one byte each in trigger order (sim/nba_clk.py)"
+
+
+def pack_gates(header, gates):
+    """The root header with the gates' enables (`CData gate_en_now`, one byte each) declared on
+    consecutive lines in the given order, where the first of them was: the harness then reads them as
+    one byte array (8 per 64-bit load) instead of 85 scattered bytes (sim/main.cpp, rise_triggers()).
+    Moving a member declaration changes only the object's layout, which the generated code reaches by
+    name. Returns (header, gates moved); a header packed before is left."""
+    if PACK_NOTE in header:
+        return header, 0
+    spans = []
+    for g in gates:
+        ms = list(re.finditer(rf"^([ \t]*)CData/\*0:0\*/ {g}__DOT__gate_en_now;\n", header, re.M))
+        if len(ms) != 1:
+            fail(f"the root header declares {g}__DOT__gate_en_now {len(ms)} times (expected once)")
+        spans.append(ms[0])
+    if not spans:
+        return header, 0
+    first = min(spans, key=lambda m: m.start())
+    indent = first.group(1)
+    block = (f"{indent}{PACK_NOTE}\n"
+             + "".join(f"{indent}CData/*0:0*/ {g}__DOT__gate_en_now;\n" for g in gates))
+    out, pos = [], 0
+    for m in sorted(spans, key=lambda m: m.start()):
+        out.append(header[pos:m.start()])
+        if m is first:
+            out.append(block)
+        pos = m.end()
+    out.append(header[pos:])
+    return "".join(out), len(gates)
+
+
 POPCOUNT = {"VL_COUNTONES_I(": "__builtin_popcount(", "VL_COUNTONES_Q(": "__builtin_popcountll("}
 
 
@@ -298,12 +335,22 @@ def main():
     if len(defs) != 1:
         fail(f"expected one definition of {fn}, found {len(defs)}")
     path = defs[0]
+    hpath = f"{vdir}/{root}.h"
+    try:
+        header = open(hpath).read()
+    except OSError as e:
+        fail(f"cannot read the root header: {e}")
+    header_new, n_packed = pack_gates(header, [g for _, g in gate_order(act, clk)])
     removed = None
     before = dict(texts)
     if MARK not in texts[path]:
         texts[path], removed, kept, groups = patch(texts[path], fn, clk // 64, clk % 64, words)
         texts, n_nba, n_ico = latches(texts, root)
     # every check passed: write (a failed run leaves the sources as they were)
+    if header_new != header:
+        with open(hpath, "w") as f:
+            f.write(header_new)
+        print(f"nba_clk.py: {hpath}: the enables of {n_packed} clock gates declared as one byte array")
     for p in srcs:
         if texts[p] != before[p] or counts[p]:
             with open(p, "w") as f:

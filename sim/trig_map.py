@@ -16,7 +16,9 @@ the trigger vector and the gate it belongs to (`--check-fast-edge` compares the 
 Verilator's own trigger pass). It stops with
 an error if the model has a trigger of any other kind (another clock, a negedge, a combinational
 `@(changed)` trigger), or an active-region function, or a gate the map cannot place: the fast path
-would then be wrong, and the build must fail rather than use it.
+would then be wrong, and the build must fail rather than use it. If the root header declares the
+gates' enables as one run of lines in trigger order (sim/nba_clk.py pack_gates()), it says so
+(BERYL_SIM_GATES_PACKED, the first enable and the count), and the harness reads them as a byte array.
 
     trig_map.py VDIR TOP OUT_H
 """
@@ -52,6 +54,34 @@ def clk_trigger(act):
     return clk_idx[0]
 
 
+GATE_TRIG = re.compile(r"@\(posedge \(clk & ([\w.\[\]]+)\.gate_en_l\)\)")
+
+
+def gate_order(act, clk_idx):
+    """[(act trigger index, gate C name)] of every act trigger but clk's, in index order; stops on a
+    trigger that is not a clock gate's"""
+    out = []
+    for idx in range(len(act)):
+        if idx == clk_idx:
+            continue
+        m = GATE_TRIG.fullmatch(act[idx])
+        if not m:
+            fail(f"act trigger {idx} is {act[idx]!r}: not a clock gate (clk & gate_en_l); "
+                 "rise_fast() handles only clk and gated clocks")
+        out.append((idx, c_name(m.group(1))))
+    return out
+
+
+def packed(header, gates):
+    """True if the gates' enables (gate_en_now) are declared on consecutive lines of the root header in
+    the given order (sim/nba_clk.py pack_gates()): one byte each, so the harness reads them as an array"""
+    lines = header.splitlines()
+    at = [i for i, l in enumerate(lines) if l.strip() == f"CData/*0:0*/ {gates[0]}__DOT__gate_en_now;"] if gates else []
+    if len(at) != 1:
+        return False
+    return all(lines[at[0] + k].strip() == f"CData/*0:0*/ {g}__DOT__gate_en_now;" for k, g in enumerate(gates))
+
+
 def main():
     vdir, top, out = sys.argv[1:4]
     root = f"V{top}___024root"
@@ -78,14 +108,7 @@ def main():
         fail("the model has an active-region function; rise_fast() does not run it")
 
     rows = []
-    for idx in range(len(act)):
-        if idx == clk_idx[0]:
-            continue
-        m = re.fullmatch(r"@\(posedge \(clk & ([\w.\[\]]+)\.gate_en_l\)\)", act[idx])
-        if not m:
-            fail(f"act trigger {idx} is {act[idx]!r}: not a clock gate (clk & gate_en_l); "
-                 "rise_fast() handles only clk and gated clocks")
-        gate = c_name(m.group(1))
+    for idx, gate in gate_order(act, clk_idx[0]):
         if gate not in prev:
             fail(f"the trigger of gate {gate} is not computed as clk & gate_en_l")
         rows.append((idx // 64, idx % 64, gate))
@@ -106,6 +129,11 @@ def main():
         f.write(f"#define BERYL_SIM_TRIG_CLK_BIT {clk_idx[0] % 64}\n")
         f.write("// X(word, bit, gate)\n")
         f.write("#define BERYL_SIM_TRIGS(X)" + "".join(f" X({w}, {b}, {g})" for w, b, g in rows) + "\n")
+        gates = [g for _, _, g in rows]
+        if packed(gates_h, gates):
+            f.write("// the gates' enables are consecutive bytes of the model in this order (sim/nba_clk.py)\n")
+            f.write(f"#define BERYL_SIM_GATES_PACKED 1\n#define BERYL_SIM_GATE_COUNT {len(gates)}\n")
+            f.write(f"#define BERYL_SIM_GATE_FIRST {gates[0]}__DOT__gate_en_now\n")
 
 
 if __name__ == "__main__":

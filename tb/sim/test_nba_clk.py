@@ -68,9 +68,29 @@ void Vtop___024root___eval_nba(Vtop___024root* vlSelf) {
 """
 
 
-def write_model(d, nba=NBA):
+# the gates in trigger order (every act trigger but clk's): C names as in the root header
+GATES = [f"top__DOT__u_g{i}__DOT__u_gate" for i in range(68) if i != 2]
+
+
+def header(gates=GATES):
+    """a root header in Verilator's form: anonymous structs of members, the gates' enables scattered
+    among other members in an order other than the triggers' (every 7th gate, then the rest)"""
+    order = gates[::7] + [g for k, g in enumerate(gates) if k % 7]
+    members = []
+    for k, g in enumerate(order):
+        members.append(f"        CData/*0:0*/ top__DOT__m{k};")
+        members.append(f"        CData/*0:0*/ {g}__DOT__gate_en_now;")
+        members.append(f"        CData/*0:0*/ {g}__DOT__gate_en_l;")
+    structs = [members[i:i + 60] for i in range(0, len(members), 60)]
+    return ("class alignas(VL_CACHE_LINE_BYTES) Vtop___024root final {\n  public:\n"
+            + "".join("    struct {\n" + "\n".join(m) + "\n    };\n" for m in structs)
+            + "    VlUnpacked<QData/*63:0*/, 2> __VnbaTriggered;\n};\n")
+
+
+def write_model(d, nba=NBA, hdr=None):
     (d / "Vtop___024root__0.cpp").write_text(DUMP)
     (d / "Vtop___024root__1.cpp").write_text(nba)
+    (d / "Vtop___024root.h").write_text(header() if hdr is None else hdr)
 
 
 def run(d):
@@ -127,6 +147,43 @@ def test_clk_tests_removed(tmp_path):
     assert "(0x7fU & __builtin_popcountll(vlSelfRef.top__DOT__keep)) + __builtin_popcount(vlSelfRef.top__DOT__k32)" in src
     assert "VL_COUNTONES_W(4, vlSelfRef.top__DOT__wide)" in src and "VL_COUNTONES_Q" not in src
     assert "2 population counts as compiler builtins" in r.stdout
+
+
+def test_pack_gates(tmp_path):
+    """the gates' enables end up on consecutive lines in trigger order, where the first of them was;
+    nothing else in the header changes (sim/main.cpp rise_triggers() reads them as a byte array)"""
+    sys.path.insert(0, str(ROOT / "sim"))
+    import trig_map
+    write_model(tmp_path)
+    before = (tmp_path / "Vtop___024root.h").read_text()
+    assert not trig_map.packed(before, GATES)
+    r = run(tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "the enables of 67 clock gates declared as one byte array" in r.stdout
+    after = (tmp_path / "Vtop___024root.h").read_text()
+    assert trig_map.packed(after, GATES)
+    assert not trig_map.packed(after, GATES[::-1]) and not trig_map.packed(after, GATES[1:] + GATES[:1])
+    lines = after.splitlines()
+    en = [i for i, l in enumerate(lines) if l.strip().endswith("__DOT__gate_en_now;")]
+    assert en == list(range(en[0], en[0] + 67))
+    assert [lines[i].split()[1] for i in en] == [f"{g}__DOT__gate_en_now;" for g in GATES]
+    # in the struct of the first enable, at its place, with its indentation
+    assert lines[en[0] - 1].strip().startswith("// beryl-sim: the clock gates' enables")
+    assert lines[en[0] - 2].strip() == "CData/*0:0*/ top__DOT__m0;" and lines[en[0]].startswith("        CData")
+    # every other line kept, in order
+    rest = lambda text: [l for l in text.splitlines() if "gate_en_now" not in l and "beryl-sim" not in l]
+    assert rest(after) == rest(before)
+    # idempotent: a second run leaves the header
+    assert run(tmp_path).returncode == 0 and (tmp_path / "Vtop___024root.h").read_text() == after
+
+
+def test_pack_gates_missing(tmp_path):
+    """a gate whose enable the header does not declare stops the script, and nothing is written"""
+    write_model(tmp_path, hdr=header(GATES[:-1]))
+    before = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    r = run(tmp_path)
+    assert r.returncode != 0 and f"declares {GATES[-1]}__DOT__gate_en_now 0 times" in r.stderr
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before
 
 
 def test_idempotent(tmp_path):
