@@ -584,37 +584,32 @@ module beryl_nic_rx_engine #(
 
   // A write stores the whole addressed row with the enabled bytes merged in: the same block RAM
   // (Yosys turns the merge back into byte write enables), but Verilator keeps one pending write per
-  // segment instead of one per byte lane, which it cleared and tested every cycle.
-  logic [4*96-1:0] wr_row0, wr_row1;
-  always_comb begin
-    // only used with their write valids: the row is read and merged only then (the DMA read engine's
-    // writes to the other clients of the write demux change the address here too, and a C++ model
-    // re-evaluated both row reads on each of them)
-    wr_row0 = '0;
-    wr_row1 = '0;
+  // segment instead of one per byte lane, which it cleared and tested every cycle. The merge sits in
+  // the clocked block, under the write valids: as combinational logic a C++ model re-evaluated it (and
+  // cleared both rows) whenever the DMA read engine's writes to the other clients of the write demux
+  // changed the shared address.
+  always_ff @(posedge gclk) begin
+    logic [4*96-1:0] w;
     if (ram_wr_cmd_valid[0]) begin
-      wr_row0 = dmem0[ram_wr_cmd_addr[DROW_W-1:0]];
+      w = dmem0[ram_wr_cmd_addr[DROW_W-1:0]];
       for (int c = 0; c < 4; c++) begin
         for (int b = 0; b < 12; b++) begin
-          if (ram_wr_cmd_be[c * 16 + b]) wr_row0[c*96 + b*8 +: 8] = ram_wr_cmd_data[(c * 16 + b) * 8 +: 8];
+          if (ram_wr_cmd_be[c * 16 + b]) w[c*96 + b*8 +: 8] = ram_wr_cmd_data[(c * 16 + b) * 8 +: 8];
         end
       end
+      dmem0[ram_wr_cmd_addr[DROW_W-1:0]] <= w;
     end
     if (ram_wr_cmd_valid[1]) begin
-      wr_row1 = dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]];
+      w = dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]];
       for (int c = 0; c < 4; c++) begin
         for (int b = 0; b < 12; b++) begin
           if (ram_wr_cmd_be[SEG_BE_W + c * 16 + b]) begin
-            wr_row1[c*96 + b*8 +: 8] = ram_wr_cmd_data[SEG_DATA_W + (c * 16 + b) * 8 +: 8];
+            w[c*96 + b*8 +: 8] = ram_wr_cmd_data[SEG_DATA_W + (c * 16 + b) * 8 +: 8];
           end
         end
       end
+      dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]] <= w;
     end
-  end
-
-  always_ff @(posedge gclk) begin
-    if (ram_wr_cmd_valid[0]) dmem0[ram_wr_cmd_addr[DROW_W-1:0]] <= wr_row0;
-    if (ram_wr_cmd_valid[1]) dmem1[ram_wr_cmd_addr[SEG_ADDR_W +: DROW_W]] <= wr_row1;
   end
 
   // ---- assignment stage: the frame at asgp_q takes its queue's next descriptor, in frame order

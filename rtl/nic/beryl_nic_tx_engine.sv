@@ -261,36 +261,31 @@ module beryl_nic_tx_engine #(
   logic [511:0]          dmem1 [DROWS];
   logic [SEG_ADDR_W-1:0] dw_off0, dw_off1;
   logic                  dw_hit0, dw_hit1;
-  logic [511:0]          dw_word0, dw_word1;
 
   assign dw_off0 = ram_wr_cmd_addr[0 +: SEG_ADDR_W] - DROW_BASE;
   assign dw_off1 = ram_wr_cmd_addr[SEG_ADDR_W +: SEG_ADDR_W] - DROW_BASE;
   assign dw_hit0 = ram_wr_cmd_valid[0] && ram_wr_cmd_addr[SEG_ADDR_W - 1] && 32'(dw_off0) < DROWS;
   assign dw_hit1 = ram_wr_cmd_valid[1] && ram_wr_cmd_addr[2 * SEG_ADDR_W - 1] && 32'(dw_off1) < DROWS;
 
-  always_comb begin
-    // only used with their hits: the word is read and merged only then (the DMA read engine's packet
-    // data writes change the shared write address in every beat, also for the other interface's TX
-    // engine, and a C++ model read both words on each of them)
-    dw_word0 = '0;
-    dw_word1 = '0;
+  // The row is read and merged inside the clocked block, only on a hit: as combinational logic
+  // (two 512-bit words, cleared when not hit) a C++ model re-evaluated it whenever the shared write
+  // port changed, on every packet data beat of either interface's TX engine.
+  always_ff @(posedge gclk) begin
+    logic [511:0] w;
     if (dw_hit0) begin
-      dw_word0 = dmem0[DROW_W'(dw_off0)];
+      w = dmem0[DROW_W'(dw_off0)];
       for (int b = 0; b < 64; b++) begin
-        if (ram_wr_cmd_be[b]) dw_word0[b*8 +: 8] = ram_wr_cmd_data[b*8 +: 8];
+        if (ram_wr_cmd_be[b]) w[b*8 +: 8] = ram_wr_cmd_data[b*8 +: 8];
       end
+      dmem0[DROW_W'(dw_off0)] <= w;
     end
     if (dw_hit1) begin
-      dw_word1 = dmem1[DROW_W'(dw_off1)];
+      w = dmem1[DROW_W'(dw_off1)];
       for (int b = 0; b < 64; b++) begin
-        if (ram_wr_cmd_be[64 + b]) dw_word1[b*8 +: 8] = ram_wr_cmd_data[512 + b*8 +: 8];
+        if (ram_wr_cmd_be[64 + b]) w[b*8 +: 8] = ram_wr_cmd_data[512 + b*8 +: 8];
       end
+      dmem1[DROW_W'(dw_off1)] <= w;
     end
-  end
-
-  always_ff @(posedge gclk) begin
-    if (dw_hit0) dmem0[DROW_W'(dw_off0)] <= dw_word0;
-    if (dw_hit1) dmem1[DROW_W'(dw_off1)] <= dw_word1;
   end
 
   // ------------------------------------------------------------------ packet data RAM + checksum tap

@@ -59,15 +59,14 @@ module beryl_dma_psdp_ram #(
 
     // A write stores the whole addressed row with the enabled bytes merged in. Yosys turns the
     // merge back into byte write enables (the same block RAM); Verilator then keeps one pending
-    // write per segment instead of one per byte lane, which it cleared and tested every cycle.
-    logic [SEG_DATA_W-1:0] wr_row;
-    always_comb begin
-      // only used with its write valid: the test lets Verilator skip the row read and the 64 lanes
-      // on idle cycles
-      wr_row = '0;
+    // write per segment instead of one per byte lane, which it cleared and tested every cycle. The
+    // merge sits in the clocked block, under the write valid: as combinational logic a C++ model
+    // re-evaluated it (and cleared the row) whenever the shared write port changed.
+    always_ff @(posedge gclk) begin
+      logic [SEG_DATA_W-1:0] wr_row;
       if (ram_wr_cmd_valid[s]) begin
         if (&ram_wr_cmd_be[s*SEG_BE_W +: SEG_BE_W]) begin
-          // a whole row (most writes): no merge (the same row; this also skips the row read)
+          // a whole row (most writes): no merge (this also skips the row read)
           wr_row = ram_wr_cmd_data[s*SEG_DATA_W +: SEG_DATA_W];
         end else begin
           wr_row = mem[wr_addr];
@@ -75,11 +74,8 @@ module beryl_dma_psdp_ram #(
             if (ram_wr_cmd_be[s*SEG_BE_W + b]) wr_row[b*8 +: 8] = ram_wr_cmd_data[s*SEG_DATA_W + b*8 +: 8];
           end
         end
+        mem[wr_addr] <= wr_row;   // one write statement: one write port
       end
-    end
-
-    always_ff @(posedge gclk) begin
-      if (ram_wr_cmd_valid[s]) mem[wr_addr] <= wr_row;
     end
 
     always_ff @(posedge gclk) begin
