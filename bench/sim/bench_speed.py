@@ -2,6 +2,7 @@
 """Speed of the C++ simulator (sim/) in simulated clock cycles per second, default build.
 
     python3 bench/sim/bench_speed.py [--cycles N] [--frames N] [--len BYTES] [--binary PATH]
+    python3 bench/sim/bench_speed.py --binary A --compare B [--rounds N] [--cycles N] [--frames N]
 
 Rows:
   idle-clocking  the clock runs with nothing to do (beryl-sim --bench-cycles N, no driver)
@@ -12,12 +13,19 @@ Rows:
                  was clocking (STATS busy_cycles / busy_wall_s), plus per CPU-second of the
                  simulator process (the machine is shared: wall time includes waiting for a core)
 Prints a table; the machine's load average is printed with it.
+
+--compare B: an A/B comparison of two builds on a machine whose speed drifts (this shared one: the same
+binary by up to 40 % within minutes). Each round runs the idle-clocking and loaded rows of both
+binaries, A then B in even rounds and B then A in odd ones (ABBA), and takes the ratio B / A within
+the round; the table gives each binary's median and range and the median of the per-round ratios,
+which a slow drift moves much less than the medians.
 """
 import argparse
 import asyncio
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -115,14 +123,48 @@ def loaded_row(binary, frames, length):
         proc.wait(10)
 
 
+def compare(a, b, rounds, cycles, frames, length):
+    """ABBA rounds of the idle-clocking and loaded rows of binaries a and b; prints the table"""
+    modes = ("idle-clocking", "loaded")
+    runs = {a: {m: [] for m in modes}, b: {m: [] for m in modes}}
+    ratios = {m: [] for m in modes}
+    for r in range(rounds):
+        got = {}
+        for binary in ((a, b) if r % 2 == 0 else (b, a)):
+            got[binary] = {"idle-clocking": idle_row(binary, cycles)["cycles_per_s"],
+                           "loaded": loaded_row(binary, frames, length)["cycles_per_s"]}
+        for m in modes:
+            for binary in (a, b):
+                runs[binary][m].append(got[binary][m])
+            ratios[m].append(got[b][m] / got[a][m])
+        print(f"round {r + 1}/{rounds}: " + ", ".join(
+            f"{m} A {got[a][m]:,.0f} B {got[b][m]:,.0f}" for m in modes), file=sys.stderr, flush=True)
+    print(f"beryl-sim A/B, {rounds} ABBA rounds ({frames} x {length} B frames loaded, {cycles} cycles idle), "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"A: {a}\nB: {b}\n")
+    print("| mode | A: median cycles/s (range) | B: median cycles/s (range) | B / A: median of rounds (range) |")
+    print("|---|---|---|---|")
+    for m in modes:
+        cells = [f"{statistics.median(v):,.0f} ({min(v):,.0f}-{max(v):,.0f})" for v in (runs[a][m], runs[b][m])]
+        q = ratios[m]
+        print(f"| {m} | {cells[0]} | {cells[1]} | {statistics.median(q):.3f} ({min(q):.3f}-{max(q):.3f}) |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cycles", type=int, default=500000)
     ap.add_argument("--frames", type=int, default=2000)
     ap.add_argument("--len", type=int, default=1514)
     ap.add_argument("--binary")
+    ap.add_argument("--compare", metavar="B", help="a second binary: ABBA comparison against --binary (A)")
+    ap.add_argument("--rounds", type=int, default=6, help="rounds of the comparison (default 6)")
     args = ap.parse_args()
     binary = args.binary or build()
+    if args.compare:
+        if args.rounds < 1:
+            ap.error("--rounds must be at least 1")
+        compare(binary, args.compare, args.rounds, args.cycles, args.frames, args.len)
+        return
     rows = [idle_row(binary, args.cycles), idle_row(binary, args.cycles // 2, nics=2),
             loaded_row(binary, args.frames, args.len)]
     print(f"beryl-sim speed ({Path(binary).parent.name}), load average {os.getloadavg()[0]:.2f} "
