@@ -15,6 +15,8 @@ for f in $(find rtl -name '*.f' | sort); do
         echo "lint: verilator warnings: $top"; echo "$out"; fail=1
     fi
 done
+# always-ff-non-blocking=waive_for_locals: a variable declared inside an always_ff and assigned with
+# `=` is a temporary of that block (e.g. a RAM row merged under its write valid), not a flop
 rules="line-length=length:120,always-ff-non-blocking=waive_for_locals:true,-explicit-parameter-storage-type,-parameter-name-style,-unpacked-dimensions-range-ordering"
 files=$(find rtl -name '*.sv' | sort)
 if [ -n "$files" ] && ! verible-verilog-lint --rules="$rules" $files; then
