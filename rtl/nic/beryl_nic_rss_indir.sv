@@ -41,13 +41,13 @@ module beryl_nic_rss_indir #(
   logic [QUEUE_W-1:0] entry_q;
   logic               en;
 
-  // Clock gate: the flops change only with a table write, a hash at the input or a result waiting
-  // (rss_valid clears when taken).
+  // Clock gate: the flops change only with a table write, or with a hash taken (en) or a result taken
+  // (rss_valid clears); while the result waits for rss_ready, nothing moves.
   logic gclk;
 
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || tbl_wr_en || hash_valid || rss_valid),
+    .en   (rst || tbl_wr_en || ((hash_valid || rss_valid) && en)),
     .gclk (gclk)
   );
 

@@ -1056,6 +1056,10 @@ module beryl_nic_rx_engine #(
 
   assign dn_i  = donep_q[SLOT_W-1:0];
   assign dn_ok = e_status[dn_i] == beryl_nic_pkg::QM_OK;
+  // the oldest frame handed to the DMA engine can retire: refused, failed or written. While it waits for
+  // its DMA write status (an input, wr_desc_status_valid, which sets e_wr_done_q) nothing here changes
+  logic dn_ready;
+  assign dn_ready = donep_q != txp_q && (!dn_ok || e_desc_err_q[dn_i] || e_too_long_q[dn_i] || e_wr_done_q[dn_i]);
   assign cpl_valid = cpl_valid_q;
 
   always_comb begin
@@ -1193,7 +1197,8 @@ module beryl_nic_rx_engine #(
   // write status, a flush, a flushed entry to drop (fl_idle), a frame waiting for its descriptor
   // (a_valid; also covers allocation and eviction returns being queued), the head-of-line flag
   // (a_seen_q), the descriptor-store read (d_valid_q; asgd_q follows asgp_q one cycle later),
-  // frames to transmit or retire, eviction returns waiting, a completion not yet taken, a statistics
+  // frames to transmit, the oldest frame ready to retire (dn_ready: not one still waiting for its DMA
+  // write status, which arrives as an input), eviction returns waiting, a completion not yet taken, a statistics
   // pulse (stat_valid clears itself). busy_q, the ring and the counters change only with those.
   // =========================================================================================
   // The terms the engine's own state decides are a variable of their own (kept in a Verilator model,
@@ -1201,7 +1206,7 @@ module beryl_nic_rx_engine #(
   // of the enable's inputs from other blocks does (sim/README.md, "Clock gates").
   logic busy_int /*verilator public_flat_rd*/;
   assign busy_int = rec_valid || op_req_valid_q || f_any || rd_desc_valid_q || rty_any || (|fl_idle) || a_valid ||
-                    a_seen_q || d_valid_q || wr_desc_valid_q || txp_q != asgd_q || donep_q != txp_q ||
+                    a_seen_q || d_valid_q || wr_desc_valid_q || txp_q != asgd_q || dn_ready ||
                     ret_wp_q != ret_rp_q || cpl_valid_q || stat_valid;
   beryl_clk_gate u_gate (
     .clk  (clk),

@@ -51,13 +51,15 @@ module beryl_nic_rx_parse #(
   logic [DATA_W-1:0] data_masked;
   logic [7:0]      keep_bytes;
 
-  // Clock gate: the flops change only with a beat at the input (accept), a captured header to parse
-  // (hdr_full_q: parse_go) or a result in the output FIFO (pop); nothing else moves them.
+  // Clock gate: the flops change only with an accepted header beat or last beat (a beat past the
+  // header, beat_q 2, moves nothing), a captured header parsed (parse_go) or a result taken from the
+  // output FIFO (pop); a beat not accepted, a header or a result waiting move nothing either.
   logic gclk;
+  logic pop;
 
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || s_axis_tvalid || hdr_full_q || fifo_cnt_q != 2'd0),
+    .en   (rst || (accept && (beat_q != 2'd2 || s_axis_tlast)) || parse_go || pop),
     .gclk (gclk)
   );
 
@@ -221,7 +223,6 @@ module beryl_nic_rx_parse #(
   // ---------------------------------------------------------------------------------------
   beryl_nic_pkg::rx_meta_t fifo_q [2];
   logic wr_ptr_q, rd_ptr_q;
-  logic pop;
 
   assign meta_valid = fifo_cnt_q != 2'd0;
   assign meta       = fifo_q[rd_ptr_q];

@@ -34,13 +34,15 @@ module beryl_dma_psdp_ram #(
     $error("%m: SIZE must be a power-of-two multiple of the row size");
   end
 
-  // Clock gate: the RAM and its read registers change only with a write, a read command, or a read
-  // word being taken (ram_rd_resp_valid clears then); nothing else moves them.
+  // Clock gate: the RAM and its read registers change only with a write, a read command taken (its
+  // segment's output register free), or a read word being taken (ram_rd_resp_valid clears then); a
+  // read command waiting behind an output word not taken moves nothing.
   logic gclk;
 
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || (|ram_wr_cmd_valid) || (|ram_rd_cmd_valid) || (|(ram_rd_resp_valid & ram_rd_resp_ready))),
+    .en   (rst || (|ram_wr_cmd_valid) || (|(ram_rd_cmd_valid & ~ram_rd_resp_valid)) ||
+           (|(ram_rd_resp_valid & ram_rd_resp_ready))),
     .gclk (gclk)
   );
 

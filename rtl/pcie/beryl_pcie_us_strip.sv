@@ -153,13 +153,14 @@ module beryl_pcie_us_strip #(
     .m_ready(m_tlp_ready)
   );
 
-  // Clock gate (sim/README.md, "Clock gates"): the hold registers load only with an input beat,
-  // hold_valid_q also clears when the held beat goes out (so it is set), and the skid buffer changes
-  // only with a beat offered to it (out_valid needs hold_valid_q) or one in it (m_tlp_valid; the
-  // spare entry is used only while the main one is full).
+  // Clock gate (sim/README.md, "Clock gates"): the hold registers load only with an input beat taken
+  // (in_fire), hold_valid_q also clears when the held beat goes out (out_valid && out_ready), and the
+  // skid buffer changes only with a beat it takes (out_ready: its spare entry is free) or one taken
+  // from it (its main entry leaves or is refilled from the spare, which is used only while the main
+  // one is full). A beat waiting at the input, in the hold register or in the skid buffer moves nothing.
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || s_axis_tvalid || hold_valid_q || m_tlp_valid),
+    .en   (rst || in_fire || (out_valid && out_ready) || (m_tlp_valid && m_tlp_ready)),
     .gclk (gclk)
   );
 

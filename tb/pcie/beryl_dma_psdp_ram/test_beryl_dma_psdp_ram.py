@@ -22,7 +22,9 @@ Clock gate: the RAM clocks itself through beryl_clk_gate with an enable that mus
 set is built twice, gated and with +define+BERYL_NO_CLK_GATE (gclk = clk), and both builds must match the
 model every cycle; each run also writes a digest of everything it compared, and the two digests must be
 equal. The stimulus includes the cycles an inexact enable would get wrong: a word taken with no command at
-any input, a reset with no command, long idle stretches with a word held.
+any input, a reset with no command, long idle stretches with a word held. The gated build also checks the
+enable itself every cycle: high exactly when a row or an output register can change, so closed while a read
+command waits behind a word not taken (the cycles a C++ model then skips).
 
 Tests: random traffic (random rows, a small set of hot rows for collisions, random byte enables incl. none
 and all, garbage on address/data without valid) in modes no stalls, sparse commands, backpressure, both,
@@ -84,7 +86,9 @@ class TB:
         self.hot = sorted({0, ROWS - 1} | {self.rng.randrange(ROWS) for _ in range(min(ROWS, 6))})
         self.last_wr = [None] * SEG                    # row written in the previous cycle
         self.n = dict(reads=0, known_reads=0, writes=0, rdw=0, rdw_diff=0, raw=0, held=0, take_only=0,
-                      rst_drop=0, rst_wr=0, rd_refused=0, partial_be=0)
+                      rst_drop=0, rst_wr=0, rd_refused=0, partial_be=0, gate_closed_wait=0)
+        # the gated build's clock-gate enable (the ungated one, BERYL_NO_CLK_GATE, has none)
+        self.gate = dut.u_gate.gate_en_now if hasattr(dut.u_gate, "gate_en_now") else None
         dut.rst.value = 1
         for s in ("ram_wr_cmd_addr", "ram_wr_cmd_be", "ram_wr_cmd_data", "ram_wr_cmd_valid", "ram_rd_cmd_addr",
                   "ram_rd_cmd_valid", "ram_rd_resp_ready"):
@@ -166,6 +170,16 @@ class TB:
                 took_any = True
         if took_any and not any_cmd and not rst:
             self.n["take_only"] += 1
+        # the enable is exact both ways: open in every cycle in which a row or an output register can
+        # change (above: the gated and ungated builds agree), closed in every other one, in particular
+        # while a read command waits behind a word not taken (a C++ model then skips the block)
+        if self.gate is not None:
+            moving = bool(rst or wv or (rv & rd_rdy) or (r_val & ready))
+            if int(self.gate.value) != moving:
+                self.err(f"clock gate enable {int(self.gate.value)} in a cycle in which "
+                         f"{'something' if moving else 'nothing'} changes")
+            if rv and not moving:
+                self.n["gate_closed_wait"] += 1
         if rst and not any_cmd and any(o[0] for o in self.out):
             self.n["rst_drop"] += 1
         # ---- the rising edge
@@ -268,6 +282,7 @@ async def test_random(dut):
     assert n["rdw_diff"] >= 10 * SEG and n["raw"] >= 10 * SEG and n["known_reads"] > 100
     assert n["held"] > 100 and n["take_only"] > 20 and n["rd_refused"] > 20, n
     assert n["partial_be"] > 100 or BE_W == 1, n            # (one byte lane: no partial write)
+    assert tb.gate is None or n["gate_closed_wait"] > 20, n
     tb.finish("random")
 
 
