@@ -13,6 +13,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_seed  # noqa: E402
 
 
+async def start(dut):
+    """Clock, inputs idle, reset for three cycles."""
+    Clock(dut.clk, 4, unit="ns").start()
+    dut.rst.value = 1
+    dut.tbl_wr_en.value = 0
+    dut.hash_valid.value = 0
+    dut.rss_ready.value = 0
+    await ClockCycles(dut.clk, 3)
+    dut.rst.value = 0
+
+
 async def run(dut, rng, idle, bp, items):
     out, i, driving = [], 0, False
     while len(out) < len(items):
@@ -36,13 +47,7 @@ async def run(dut, rng, idle, bp, items):
 async def test_lookup(dut):
     depth = 1 << len(dut.tbl_wr_addr)
     qw = len(dut.tbl_wr_data)
-    Clock(dut.clk, 4, unit="ns").start()
-    dut.rst.value = 1
-    dut.tbl_wr_en.value = 0
-    dut.hash_valid.value = 0
-    dut.rss_ready.value = 0
-    await ClockCycles(dut.clk, 3)
-    dut.rst.value = 0
+    await start(dut)
     rng = beryl_seed.rng(1, "test_lookup")
     for idle, bp in [(0, 0), (0.4, 0), (0, 0.4), (0.4, 0.4)]:
         table = [rng.getrandbits(qw) for _ in range(depth)]
@@ -62,13 +67,7 @@ async def test_gate_closed_while_waiting(dut):
     """A result held for rss_ready with the next hash waiting behind it moves no flop: the clock gate
     is closed (a C++ model then skips the block; sim/README.md, "Clock gates"), and both results come
     out in order once rss_ready rises."""
-    Clock(dut.clk, 4, unit="ns").start()
-    dut.rst.value = 1
-    dut.tbl_wr_en.value = 0
-    dut.hash_valid.value = 0
-    dut.rss_ready.value = 0
-    await ClockCycles(dut.clk, 3)
-    dut.rst.value = 0
+    await start(dut)
     await FallingEdge(dut.clk)
     dut.tbl_wr_en.value, dut.tbl_wr_addr.value, dut.tbl_wr_data.value = 1, 5, 77
     await FallingEdge(dut.clk)
