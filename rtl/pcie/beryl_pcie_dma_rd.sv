@@ -467,8 +467,10 @@ module beryl_pcie_dma_rd #(
       c_pending_q <= b_valid_q ? {|rot_be[ROW_BYTES-1:BEAT_BYTES], |rot_be[BEAT_BYTES-1:0]} : '0;
       if (b_valid_q) begin
         // the rotation is written where C loads, not in a process or a function (the C++ model
-        // clears function variables on every evaluation): no shift on idle cycles
-        c_data_q   <= (ROW_BYTES*8)'({b_data_q, b_data_q, b_data_q, b_data_q} << (8 * 32'(rot)) >> (ROW_BYTES*8));
+        // clears function variables on every evaluation): no shift on idle cycles. The row is two
+        // beats: the beat rotated by rot bytes within the row is the beat rotated by rot mod
+        // BEAT_BYTES, twice (a 2 x 512-bit shift, not 4 x 512 as the row rotation written out)
+        c_data_q   <= {2{TLP_DATA_W'({b_data_q, b_data_q} << (8 * 32'(rot[BEAT_OFF_W-1:0])) >> TLP_DATA_W)}};
         c_be_q     <= rot_be;
         c_addr0_q  <= row + SEG_ADDR_W'(32'(rot) >= BEAT_BYTES);
         c_addr1_q  <= row;
