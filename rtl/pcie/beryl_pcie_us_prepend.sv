@@ -205,13 +205,14 @@ module beryl_pcie_us_prepend #(
     .m_ready(m_axis_tready)
   );
 
-  // Clock gate (sim/README.md, "Clock gates"): the carry registers load only with an input beat,
-  // flush_q changes with one or clears when set, and the skid buffer changes only with a beat
-  // offered to it (out_valid: flush_q or an input beat) or one in it (m_axis_tvalid; the spare
-  // entry is used only while the main one is full).
+  // Clock gate (sim/README.md, "Clock gates"): the carry registers load only with an input beat
+  // taken (which needs out_ready), flush_q changes with one or clears when set and taken, and the
+  // skid buffer changes only with a beat it takes (out_valid && out_ready: its spare entry is free)
+  // or one taken from it (its main entry leaves or is refilled from the spare, which is used only
+  // while the main one is full). A beat waiting at the input, in flush or at the output moves nothing.
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || s_tlp_valid || flush_q || m_axis_tvalid),
+    .en   (rst || (out_valid && out_ready) || (m_axis_tvalid && m_axis_tready)),
     .gclk (gclk)
   );
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
+from cocotb.triggers import ClockCycles, RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+from gate_check import GateCheck  # noqa: E402
 from tlp_sink_simple import Cycle, TlpSinkSimple  # noqa: E402
 import beryl_seed  # noqa: E402
 import beryl_sim  # noqa: E402
@@ -129,7 +130,11 @@ class TB:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
         cocotb.start_soon(self._count())
-        cocotb.start_soon(self._gate())
+        # the clock gate's enable: high exactly when a flop can change (a beat taken at an input, the
+        # output beat taken, a reset), so closed while inputs wait behind an output beat not taken
+        v = lambda name: int(getattr(dut, name).value)  # noqa: E731
+        self.gate = GateCheck(dut, moving=lambda: v("rst") or v("s_tlp_valid") & v("s_tlp_ready")
+                              or (v("m_tlp_valid") and v("m_tlp_ready")), waiting=lambda: v("s_tlp_valid"))
         cocotb.start_soon(self.src.run())
         self.sink.start()
 
@@ -137,23 +142,6 @@ class TB:
         while True:
             await RisingEdge(self.dut.clk)
             self.cycle.n += 1
-
-    async def _gate(self):
-        """The clock gate's enable is exact both ways: high exactly in the cycles in which a flop can
-        change (a beat taken at an input, the output beat taken, a reset), so closed while inputs wait
-        behind an output beat not taken (the cycles a C++ model then skips; sim/README.md, "Clock gates")."""
-        dut = self.dut
-        self.gate_errors, self.gate_closed_wait = [], 0
-        while True:
-            await FallingEdge(dut.clk)
-            await ReadOnly()
-            moving = bool(int(dut.rst.value) or int(dut.s_tlp_valid.value) & int(dut.s_tlp_ready.value)
-                          or (int(dut.m_tlp_valid.value) and int(dut.m_tlp_ready.value)))
-            en = int(dut.u_gate.gate_en_now.value)
-            if en != moving and len(self.gate_errors) < 5:
-                self.gate_errors.append(f"cycle {self.cycle.n}: enable {en}, a flop can change: {moving}")
-            if int(dut.s_tlp_valid.value) and not moving:
-                self.gate_closed_wait += 1
 
     async def drain(self, timeout=100000):
         total = sum(len(s) for s in self.src.sent)
@@ -192,11 +180,11 @@ async def test_random_streams(dut):
         await tb.drain()
         await ClockCycles(dut.clk, 4)
         tb.check()
-        assert not tb.gate_errors, tb.gate_errors
+        assert not tb.gate.errors, tb.gate.errors
         dut._log.info("mode %d: %d TLPs ok", mode, len(tb.sink.tlps))
         tb.sink.tlps.clear()
         tb.src.sent = [[] for _ in range(tb.ports)]
-    assert tb.gate_closed_wait > 20, f"the gate closed in only {tb.gate_closed_wait} cycles with inputs waiting"
+    tb.gate.check(min_closed_waits=20)
 
 
 @cocotb.test()

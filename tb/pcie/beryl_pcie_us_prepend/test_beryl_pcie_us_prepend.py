@@ -26,7 +26,9 @@ for both start positions) plus random lengths under no stalls, random source idl
 TLP), random sink backpressure, and both; the header's full-rate claim (source never idle, sink
 always ready: the input stalls exactly one cycle per unshared spill, the output runs one beat per
 cycle, every TLP's first output beat one cycle after its first input beat); reset in the middle of
-traffic; illegal parameters stop elaboration. BERYL_LONG=1 adds configurations and packets.
+traffic; illegal parameters stop elaboration; the clock gate's enable, every cycle of the stall modes:
+high exactly when a flop can change (tb/common/gate_check.py). BERYL_LONG=1 adds configurations and
+packets.
 """
 import os
 import subprocess
@@ -40,6 +42,7 @@ from cocotb.triggers import RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_sim  # noqa: E402
+from gate_check import GateCheck  # noqa: E402
 from stream_bench import PacketBench  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
@@ -328,6 +331,12 @@ def sweep(tb, rng, random_count, max_beats=6):
 async def test_random_streams(dut):
     """Edge and random lengths under no stalls, source idle, sink backpressure and both."""
     tb = TB(dut, seed=51)
+    # the clock gate's enable: high exactly when a flop can change (a beat taken by the skid buffer,
+    # which an input beat taken needs; the output beat taken; a reset), so closed while beats wait
+    v = lambda name: int(getattr(dut, name).value)  # noqa: E731
+    gc = GateCheck(dut, moving=lambda: v("rst") or (v("out_valid") and v("out_ready"))
+                   or (v("m_axis_tvalid") and v("m_axis_tready")),
+                   waiting=lambda: v("s_tlp_valid") or v("m_axis_tvalid"))
     await tb.start()
     rounds = 6 if LONG else 2
     for mode in range(4 * rounds):
@@ -347,6 +356,7 @@ async def test_random_streams(dut):
     if MID_START_EN:
         assert tb.shared and tb.share_both_end and tb.share_late and tb.share_free, \
             "a straddle case never came up"
+    gc.check(min_closed_waits=20)
 
 
 @cocotb.test()

@@ -39,10 +39,11 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+from cocotb.triggers import RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_sim  # noqa: E402
+from gate_check import GateCheck  # noqa: E402
 from stream_bench import PacketBench  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
@@ -263,22 +264,14 @@ class TB(PacketBench):
         return f"{len(self.exp)} output beats missing, {len(self.queue)} packets not sent"
 
 
-async def gate_monitor(dut, log):
-    """The clock gate's enable is exact both ways: high exactly in the cycles in which a flop can
-    change (an input beat taken, the hold register's beat taken by the skid buffer, the output beat
-    taken, a reset), so closed while beats wait at the input, in the hold register or at the output
-    (the cycles a C++ model then skips; sim/README.md, "Clock gates"). log: [errors, closed waits]."""
-    while True:
-        await FallingEdge(dut.clk)
-        await ReadOnly()
-        moving = bool(int(dut.rst.value) or (int(dut.s_axis_tvalid.value) and int(dut.s_axis_tready.value))
-                      or (int(dut.out_valid.value) and int(dut.out_ready.value))
-                      or (int(dut.m_tlp_valid.value) and int(dut.m_tlp_ready.value)))
-        en = int(dut.u_gate.gate_en_now.value)
-        if en != moving and len(log[0]) < 5:
-            log[0].append(f"enable {en}, a flop can change: {moving}")
-        if not moving and (int(dut.s_axis_tvalid.value) or int(dut.m_tlp_valid.value)):
-            log[1] += 1
+def gate_check(dut):
+    """The clock gate's enable: high exactly when a flop can change (an input beat taken, the hold
+    register's beat taken by the skid buffer, the output beat taken, a reset), so closed while beats
+    wait at the input, in the hold register or at the output."""
+    v = lambda name: int(getattr(dut, name).value)  # noqa: E731
+    return GateCheck(dut, moving=lambda: v("rst") or (v("s_axis_tvalid") and v("s_axis_tready"))
+                     or (v("out_valid") and v("out_ready")) or (v("m_tlp_valid") and v("m_tlp_ready")),
+                     waiting=lambda: v("s_axis_tvalid") or v("m_tlp_valid"))
 
 
 def sweep(tb, rng, random_count, max_beats=6):
@@ -303,8 +296,7 @@ async def test_random_streams(dut):
     """Edge and random lengths under no stalls, source idle, sink backpressure and both; every
     s_bad pattern, and the strip stalled with its hold register empty and its output full."""
     tb = TB(dut, seed=11)
-    gate_log = [[], 0]
-    cocotb.start_soon(gate_monitor(dut, gate_log))
+    gc = gate_check(dut)
     await tb.start()
     rounds = 8 if LONG else 2
     for mode in range(4 * rounds):
@@ -319,8 +311,7 @@ async def test_random_streams(dut):
     missing = BAD_PATTERNS - set(tb.patterns)
     assert not missing, f"s_bad patterns never made: {sorted(missing)}"
     assert tb.room_hits, "no beat offered with the hold register empty and the skid full"
-    assert not gate_log[0], gate_log[0]
-    assert gate_log[1] > 20, f"the gate closed in only {gate_log[1]} cycles with beats waiting"
+    gc.check(min_closed_waits=20)
 
 
 @cocotb.test()
