@@ -58,14 +58,15 @@ module beryl_dma_desc_mux #(
   logic             load;
   logic [IDX_W:0]   rr_idx;
 
-  // Clock gate: the flops change only with a client descriptor (load), a descriptor not yet taken
-  // (m_desc_valid clears when taken), a status at the engine side, or the status pulse (it clears).
+  // Clock gate: the flops change only with a client descriptor taken (load), the engine taking the
+  // output descriptor (m_desc_valid clears), a status at the engine side, or the status pulse (it
+  // clears); client descriptors waiting behind an output one not taken move nothing.
   logic gclk;
   logic sts_valid_q;
 
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || (|s_desc_valid) || m_desc_valid || m_desc_status_valid || sts_valid_q),
+    .en   (rst || load || (m_desc_valid && m_desc_ready) || m_desc_status_valid || sts_valid_q),
     .gclk (gclk)
   );
 

@@ -192,14 +192,28 @@ module beryl_pcie_axil_master #(
   assign rx_req_tlp_ready = (state_q == S_IDLE) || (state_q == S_DRAIN) ||
                             ((state_q == S_WR_NEXT) && dw_last_lane && (dw_q + 11'd1 != len_dw_q));
 
-  // Clock gate: in S_IDLE every flop holds unless a beat is at the input (rx_req_tlp_valid: a request
-  // starts, or a stray beat is counted); every other state is work in flight (it waits on an AXI-Lite
-  // handshake, the completion being taken or the rest of a dropped TLP), so it keeps the block awake.
+  // Clock gate: each state's flops change only with the handshake it waits for: a beat at the input
+  // (S_IDLE: a request starts or a stray beat is counted; S_DRAIN), arready, rvalid, awready or wready
+  // (or a DW with no byte to write), bvalid, the completion taken; S_WR_NEXT always moves on. While a
+  // state waits (an AXI-Lite slave not answering yet, the completion not taken), nothing changes.
   logic gclk;
+  logic gate_en;
+
+  always_comb begin
+    case (state_q)
+      S_IDLE, S_DRAIN: gate_en = rx_req_tlp_valid;
+      S_RD_ADDR:       gate_en = m_axil_arready;
+      S_RD_DATA:       gate_en = m_axil_rvalid;
+      S_WR_ADDR:       gate_en = dw_be == 4'h0 || m_axil_awready || m_axil_wready;
+      S_WR_RESP:       gate_en = m_axil_bvalid;
+      S_CPL:           gate_en = tx_cpl_tlp_ready;
+      default:         gate_en = 1'b1;
+    endcase
+  end
 
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || state_q != S_IDLE || rx_req_tlp_valid),
+    .en   (rst || gate_en),
     .gclk (gclk)
   );
 

@@ -3,8 +3,8 @@
 and a Python engine that answers each descriptor with a random error code after a random delay (out of
 order). Checks: every descriptor reaches the engine exactly once, unmodified, in order per client, with
 tag = {client, client tag}; every status reaches its client only, once, with its tag and error code;
-round robin: while a client waits, every other client gets at most one grant. No stalls, idle,
-backpressure, both."""
+round robin: while a client waits, every other client gets at most one grant; the clock gate's enable
+every cycle (high exactly when a flop can change). No stalls, idle, backpressure, both."""
 import sys
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 import beryl_seed  # noqa: E402
+from gate_check import GateCheck  # noqa: E402
 
 MODES = [(0.0, 0.0), (0.6, 0.0), (0.0, 0.5), (0.6, 0.5)]
 
@@ -40,6 +41,13 @@ async def test_mux(dut):
     d.m_desc_status_tag.value = 0
     d.m_desc_status_error.value = 0
     d.rst.value = 1
+    # the clock gate's enable: high exactly when a flop can change (a client descriptor taken, the
+    # output one taken, a status or its pulse, a reset), so closed while clients wait behind an
+    # output descriptor not taken (tb/common/gate_check.py)
+    v = lambda name: int(getattr(d, name).value)  # noqa: E731
+    gc = GateCheck(d, moving=lambda: v("rst") or v("s_desc_valid") & v("s_desc_ready")
+                   or (v("m_desc_valid") and v("m_desc_ready")) or v("m_desc_status_valid") or v("sts_valid_q"),
+                   waiting=lambda: v("s_desc_valid"))
     await ClockCycles(d.clk, 3)
     d.rst.value = 0
 
@@ -135,6 +143,7 @@ async def test_mux(dut):
         dut._log.info("idle %.1f bp %.1f: %d descriptors in %d cycles", idle, bp, total, now)
     await FallingEdge(d.clk)
     d.s_desc_valid.value = 0
+    gc.check(min_closed_waits=20)
 
 
 @pytest.mark.parametrize("ports", [1, 3, 16])

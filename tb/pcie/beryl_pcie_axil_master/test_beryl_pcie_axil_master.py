@@ -3,7 +3,9 @@
 
 Host requests are built with the test benches' own TLP codec; the AXI-Lite side is a Python
 responder with a memory below MAPPED bytes and DECERR above, stalling every channel at random.
-Completions are checked against the PCIe rules for byte count and lower address.
+Completions are checked against the PCIe rules for byte count and lower address. The clock gate's
+enable is checked every cycle of the random traffic: closed exactly while a state waits for its
+handshake (tb/common/gate_check.py).
 """
 import random
 import sys
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from pcie_tlp import (MemReq, Cpl, FMT_3DW_DATA, FMT_3DW_NODATA, FMT_4DW_DATA, FMT_4DW_NODATA,  # noqa: E402
                       CPL_SC, CPL_UR, be_byte_count)
 import beryl_seed  # noqa: E402
+from gate_check import GateCheck  # noqa: E402
 
 MAPPED = 0x4000
 BAR_BASE = 0xF000_0000
@@ -173,8 +176,28 @@ def rand_bes(rng, n):
     return [0xF, 0xE, 0xC, 0x8][rng.randint(0, 3)], [0xF, 0x7, 0x3, 0x1][rng.randint(0, 3)]
 
 
+# the bridge's states (state_t), and what each one waits for: no flop changes while it waits
+S_IDLE, S_RD_ADDR, S_RD_DATA, S_WR_ADDR, S_WR_RESP, S_WR_NEXT, S_CPL, S_DRAIN = range(8)
+
+
+def gate_check(dut):
+    v = lambda name: int(getattr(dut, name).value)  # noqa: E731
+
+    def waits():
+        st = v("state_q")
+        return ((st in (S_IDLE, S_DRAIN) and not v("rx_req_tlp_valid"))
+                or (st == S_RD_ADDR and not v("m_axil_arready"))
+                or (st == S_RD_DATA and not v("m_axil_rvalid"))
+                or (st == S_WR_ADDR and v("dw_be") != 0 and not v("m_axil_awready") and not v("m_axil_wready"))
+                or (st == S_WR_RESP and not v("m_axil_bvalid"))
+                or (st == S_CPL and not v("tx_cpl_tlp_ready")))
+    return GateCheck(dut, moving=lambda: v("rst") or not waits(),
+                     waiting=lambda: v("state_q") != S_IDLE and waits())
+
+
 async def random_traffic(dut, seed, stall):
     tb = Bench(dut, seed, stall)
+    gc = gate_check(dut)
     await tb.start()
     rng = tb.rng
     model = bytearray(tb.mem)
@@ -205,6 +228,7 @@ async def random_traffic(dut, seed, stall):
             assert data == bytes(model[off:off + 4 * n]), f"read {off:#x}+{n}DW"
     assert tb.mem == model
     assert int(dut.stat_rd_unmapped.value) == 0 and int(dut.stat_wr_unmapped.value) == 0
+    gc.check(min_closed_waits=20 if stall else 0)
 
 
 @cocotb.test()
