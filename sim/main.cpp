@@ -38,6 +38,9 @@
 #include "verilated.h"
 #include "sim_ports.h"
 #include "sim_trig.h"
+#ifdef BERYL_GATE_STATS
+#include "gate_stats.h"
+#endif
 #include "eth.hpp"
 #include "pcie_host.hpp"
 #include "usp_if.hpp"
@@ -321,6 +324,7 @@ struct Opts {
   bool check_fast_edge = false;  // evaluate those cycles anyway and die if an output changes
   bool no_default_wire = false;
   std::string ptp_probe;      // two NICs: write NIC 1's PTP time minus NIC 0's here, one line per sample
+  std::string gate_stats;     // GATE_STATS=1 builds: per clock gate, cycles open and open for nothing
   double ptp_probe_ns = 1000; // sample interval, ns of global time
   // per NIC, derived after parsing: clock period and phase (ps) and frequency offset (ppm)
   double period_ps[MAX_NICS] = {0, 0};
@@ -334,6 +338,8 @@ static void usage() {
           "  --nics N               NIC instances, 1 or 2 (default 1); port p of NIC i is global port i * %d + p\n"
           "  --ppm I:X              NIC I's clock is X ppm fast (negative: slow; period 4000 ps / (1 + X 1e-6))\n"
           "  --phase-ps I:P         NIC I's rising edges at k * period + P ps (0 <= P < period; default 0)\n"
+          "  --gate-stats FILE      (builds with GATE_STATS=1) at exit, per clock gate: cycles open and open with\n"
+          "                         nothing in its block changed, one JSON object per line (NIC 1: FILE.1)\n"
           "  --ptp-probe FILE       two NICs: every --ptp-probe-ns (default 1000) ns of global time write\n"
           "                         'T_PS OFFSET_NS': NIC 1's PTP time of day minus NIC 0's at T (read off the RTL)\n"
           "  --socket PATH          NIC 0's driver socket (default /tmp/beryl-sim.sock; NIC 1: PATH.1)\n"
@@ -473,6 +479,12 @@ static Opts parse(int argc, char** argv) {
     else if (a == "--no-fast-edge") o.fast_edge = false;
     else if (a == "--check-fast-edge") o.check_fast_edge = true;
     else if (a == "--ptp-probe") o.ptp_probe = need(i);
+    else if (a == "--gate-stats") {
+      o.gate_stats = need(i);
+#ifndef BERYL_GATE_STATS
+      die("--gate-stats needs a build with the gate statistics: make -C sim GATE_STATS=1");
+#endif
+    }
     else if (a == "--ptp-probe-ns") o.ptp_probe_ns = atof(need(i));
     else if (a == "--quiet") g_quiet = true;
     else if (a == "-h" || a == "--help") { usage(); exit(0); }
@@ -603,6 +615,57 @@ class Nic {
   bool host_busy() const { return host_->busy(); }
   void mark_ready() { cycles_at_ready_ = cyc_; }
 
+#ifdef BERYL_GATE_STATS
+  // --gate-stats (GATE_STATS=1 builds): before each rising edge the variables of every block whose gate
+  // is open are copied (the lists: sim/gate_stats.py), after it compared; per gate, the cycles open and
+  // those in which nothing in the block changed (a loose enable, or outputs named in the parent)
+  struct GateStats {
+    std::vector<char> before[BERYL_GATE_STATS_N], after;
+    bool open[BERYL_GATE_STATS_N] = {};
+    uint64_t n_open[BERYL_GATE_STATS_N] = {}, n_same[BERYL_GATE_STATS_N] = {}, cycles = 0;
+  };
+  GateStats gs_;
+  void gate_stats_before() {
+    const auto* r = top_->rootp;
+    int i = 0;
+#define BERYL_GS_OPEN(w, b, g) gs_.open[i++] = r->g##__DOT__gate_en_now & 1;
+    BERYL_SIM_TRIGS(BERYL_GS_OPEN)
+#undef BERYL_GS_OPEN
+    for (i = 0; i < BERYL_GATE_STATS_N; i++)
+      if (gs_.open[i]) {
+        gs_.before[i].resize(beryl_gs_size[i](r));
+        beryl_gs_copy[i](r, gs_.before[i].data());
+      }
+  }
+  void gate_stats_after() {
+    const auto* r = top_->rootp;
+    gs_.cycles++;
+    for (int i = 0; i < BERYL_GATE_STATS_N; i++)
+      if (gs_.open[i]) {
+        gs_.after.resize(gs_.before[i].size());
+        beryl_gs_copy[i](r, gs_.after.data());
+        gs_.n_open[i]++;
+        gs_.n_same[i] += memcmp(gs_.after.data(), gs_.before[i].data(), gs_.after.size()) == 0;
+      }
+  }
+  // one JSON object per gate (NIC 1: FILE.1): the gate's instance path, its block's variable bytes,
+  // cycles clocked, cycles open, cycles open with nothing in the block changed
+  void gate_stats_write() {
+    std::string path = idx_ == 0 ? o_.gate_stats : o_.gate_stats + ".1";
+    FILE* f = fopen(path.c_str(), "w");
+    if (!f) die("--gate-stats %s: %s", path.c_str(), strerror(errno));
+    for (int i = 0; i < BERYL_GATE_STATS_N; i++) {
+      std::string n = beryl_gs_names[i];
+      for (auto [from, to] : {std::pair<std::string, std::string>{"__DOT__", "."}, {"__BRA__", "["}, {"__KET__", "]"}})
+        for (size_t k; (k = n.find(from)) != std::string::npos;) n.replace(k, from.size(), to);
+      fprintf(f, "{\"gate\": \"%s\", \"bytes\": %zu, \"cycles\": %llu, \"open\": %llu, \"unchanged\": %llu}\n",
+              n.c_str(), beryl_gs_size[i](top_->rootp), (unsigned long long)gs_.cycles,
+              (unsigned long long)gs_.n_open[i], (unsigned long long)gs_.n_same[i]);
+    }
+    fclose(f);
+  }
+#endif
+
   // --------------------------------------------------------------------------- one clock cycle
   void cycle() {
     auto* t = top_.get();
@@ -662,6 +725,9 @@ class Nic {
     uint32_t tx_fire = uint32_t(t->m_axis_tx_tvalid) & txr;
     if (tx_fire) { take_tx(tx_fire, now); any_out = true; }
 
+#ifdef BERYL_GATE_STATS
+    if (!o_.gate_stats.empty()) gate_stats_before();
+#endif
     t->clk = 1;
     if (o_.fast_edge) {
       rise_fast(t, o_.check_fast_edge, (unsigned long long)cyc_);
@@ -682,6 +748,9 @@ class Nic {
     lockstep_check("rising");
 #endif
 
+#ifdef BERYL_GATE_STATS
+    if (!o_.gate_stats.empty()) gate_stats_after();
+#endif
     usp_->commit();
     if (rx_fire) commit_rx(rx_fire);
     gen_pace(rx_fire);
@@ -761,6 +830,9 @@ class Nic {
     busy_wall_ += wall;
   }
   void print_exit_stats() {
+#ifdef BERYL_GATE_STATS
+    if (!o_.gate_stats.empty()) gate_stats_write();
+#endif
     double wall = wall_now() - wall_start_;
     logf("%sexit: %llu cycles (%.3f ms simulated), %.1f s wall, %.3f s clocking: %.0f cycles/s; "
          "PCIe up %llu B / down %llu B, %llu IRQs", tag_.c_str(), (unsigned long long)cyc_, now_ps_ * 1e-9,

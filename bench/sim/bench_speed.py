@@ -69,10 +69,12 @@ def idle_row(binary, cycles, nics=1):
 STALL_S = 60.0
 
 
-def loaded_row(binary, frames, length):
+def loaded_row(binary, frames, length, extra=()):
+    """extra: more simulator options (bench_gates.py: --gate-stats FILE)"""
     tmp = tempfile.mkdtemp(prefix="beryl-bench-")
     sock = os.path.join(tmp, "sim.sock")
-    proc = subprocess.Popen([binary, "--socket", sock, "--mem-mb", "64"] + ([] if os.environ.get("BENCH_VERBOSE") else ["--quiet"]))
+    proc = subprocess.Popen([binary, "--socket", sock, "--mem-mb", "64", *extra]
+                            + ([] if os.environ.get("BENCH_VERBOSE") else ["--quiet"]))
     try:
         c = SimClient(sock)
         rng = random.Random(1)
