@@ -1074,7 +1074,10 @@ class Nic {
     size_t off = 0;
     while (off < m.size()) {
       ssize_t n = send(client_fd_, m.data() + off, m.size() - off, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
+      // a driver that stops reading leaves this blocked with a full socket buffer: a quit signal
+      // (SIGINT/SIGTERM interrupt the send, no SA_RESTART) ends the wait instead of retrying it
+      if (n < 0 && errno == EINTR && !g_quit) continue;
+      if (n < 0 && errno == EINTR) { drop_client("quit while a reply waited for the driver to read"); return; }
       if (n <= 0) { drop_client("send failed"); return; }
       off += size_t(n);
     }

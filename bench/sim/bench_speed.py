@@ -75,6 +75,7 @@ def loaded_row(binary, frames, length, extra=()):
     sock = os.path.join(tmp, "sim.sock")
     proc = subprocess.Popen([binary, "--socket", sock, "--mem-mb", "64", *extra]
                             + ([] if os.environ.get("BENCH_VERBOSE") else ["--quiet"]))
+    c = None
     try:
         c = SimClient(sock)
         rng = random.Random(1)
@@ -112,7 +113,6 @@ def loaded_row(binary, frames, length, extra=()):
             return s0, s1, cpu1 - cpu0
 
         s0, s1, cpu = asyncio.run(run())
-        c.close()
         cyc = s1["busy_cycles"] - s0["busy_cycles"]
         wall = s1["busy_wall_s"] - s0["busy_wall_s"]
         sim_ns = (s1["cycles"] - s0["cycles"]) * 1e9 / s1["clock_hz"]
@@ -121,8 +121,17 @@ def loaded_row(binary, frames, length, extra=()):
                 "cycles_per_cpu_s": (s1["cycles"] - s0["cycles"]) / cpu if cpu else 0,
                 "note": f"{frames} x {length} B frames, {gbps:.1f} Gbit/s simulated"}
     finally:
+        # the connection first (also after an error): a simulator blocked sending to a driver that
+        # no longer reads would not see the SIGTERM until then
+        if c is not None:
+            c.close()
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+            print(f"bench_speed.py: {binary} did not exit within 10 s of SIGTERM; killed", file=sys.stderr)
 
 
 def compare(a, b, rounds, cycles, frames, length):

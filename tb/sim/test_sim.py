@@ -187,6 +187,46 @@ def test_traffic_and_irq(sim):
         c.close()
 
 
+def test_quit_while_driver_does_not_read(tmp_path):
+    """A driver that stops reading its socket: the replies to its reads fill the socket until the
+    simulator blocks sending one. A SIGTERM then still ends the simulator (it drops the connection)
+    within seconds, instead of retrying the send for ever."""
+    import signal
+    import struct
+    from sim.client import READ32
+    binary = build_sim()
+    sock = str(tmp_path / "sim.sock")
+    proc = subprocess.Popen([binary, "--socket", sock, "--mem-mb", "16", "--quiet"])
+    try:
+        c = SimClient(sock)
+        s = c.sock
+        s.setblocking(False)
+        reqs = struct.pack("<IIQQ", READ32, 0, 0, 0) * 200000   # BAR0 offset 0, never read back
+        off, stalled_since, deadline = 0, None, time.monotonic() + 60
+        while off < len(reqs) and time.monotonic() < deadline:
+            try:
+                off += s.send(reqs[off:off + 65536])
+                stalled_since = None
+            except BlockingIOError:
+                now = time.monotonic()
+                stalled_since = stalled_since or now
+                if now - stalled_since > 1.0:
+                    break          # the simulator stopped reading: it is blocked sending a reply
+                time.sleep(0.01)
+        assert stalled_since is not None, f"the simulator took all {off // 24} requests without blocking"
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"beryl-sim did not exit within 10 s of SIGTERM ({off // 24} reads sent, none read back)")
+        s.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
 def test_idle_sleeps(sim):
     """With nothing in flight the simulator blocks in poll(): its CPU time stays flat and the
     simulated clock does not move."""
