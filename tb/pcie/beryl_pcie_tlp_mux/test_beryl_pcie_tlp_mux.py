@@ -4,8 +4,7 @@
 Random TLPs (header-only and 1..7 beats) from every input with random idle (also inside a
 TLP) and random sink backpressure must arrive whole, unchanged and in per-input order.
 With all inputs busy and no backpressure the output must carry one beat per cycle and
-rotate between inputs TLP by TLP. The clock gate's enable is checked every cycle: high exactly
-when a flop can change, so closed while inputs wait behind an output beat not taken.
+rotate between inputs TLP by TLP.
 """
 import os
 import random
@@ -19,7 +18,6 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-from gate_check import GateCheck  # noqa: E402
 from tlp_sink_simple import Cycle, TlpSinkSimple  # noqa: E402
 import beryl_seed  # noqa: E402
 import beryl_sim  # noqa: E402
@@ -130,11 +128,6 @@ class TB:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
         cocotb.start_soon(self._count())
-        # the clock gate's enable: high exactly when a flop can change (a beat taken at an input, the
-        # output beat taken, a reset), so closed while inputs wait behind an output beat not taken
-        v = lambda name: int(getattr(dut, name).value)  # noqa: E731
-        self.gate = GateCheck(dut, moving=lambda: v("rst") or v("s_tlp_valid") & v("s_tlp_ready")
-                              or (v("m_tlp_valid") and v("m_tlp_ready")), waiting=lambda: v("s_tlp_valid"))
         cocotb.start_soon(self.src.run())
         self.sink.start()
 
@@ -180,11 +173,9 @@ async def test_random_streams(dut):
         await tb.drain()
         await ClockCycles(dut.clk, 4)
         tb.check()
-        assert not tb.gate.errors, tb.gate.errors
         dut._log.info("mode %d: %d TLPs ok", mode, len(tb.sink.tlps))
         tb.sink.tlps.clear()
         tb.src.sent = [[] for _ in range(tb.ports)]
-    tb.gate.check(min_closed_waits=20)
 
 
 @cocotb.test()
