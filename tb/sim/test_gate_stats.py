@@ -82,7 +82,7 @@ def test_members(tmp_path):
         c_gate = gate.replace(".", "__DOT__")
         assert f'"{c_gate}",' in src
         copy = next(l for l in src.splitlines() if l.startswith(f"static void beryl_gs_copy_{i}("))
-        assert [m for m in members] == [p.split("&r->")[1].split(",")[0] for p in copy.split("std::memcpy(")[1:]], \
+        assert members == [p.split("&r->")[1].split(",")[0] for p in copy.split("std::memcpy(")[1:]], \
             (gate, copy)
 
 
