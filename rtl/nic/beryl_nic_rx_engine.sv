@@ -155,7 +155,8 @@ module beryl_nic_rx_engine #(
     $error("%m: RAM_ADDR_W must be log2(SLOTS*SLOT_BYTES)+1 and SEG_ADDR_W RAM_ADDR_W-7");
   end
 
-  logic gclk;   // the engine's own flops (the clock gate is at the end); its sub-blocks run on clk
+  logic gclk;      // the engine's own flops (the clock gates are at the end); its sub-blocks run on clk
+  logic gclk_in;   // the ingress state and the frame records (the block that takes the input beats)
 
   // =========================================================================================
   // Ingress: port arbiter (round robin at frame boundaries), slot allocation, frame RAM write
@@ -271,7 +272,9 @@ module beryl_nic_rx_engine #(
 
   // A frame is in flight between ingress and join while its checksum is pending in the checksum
   // block (at most 4) or in the checksum FIFO (CSF_DEPTH), so REC_DEPTH = 16 never overflows.
-  always_ff @(posedge gclk) begin
+  // Clocked by a gate of its own (gclk_in, end of the module): it changes with every accepted beat,
+  // the rest of the engine only with the first beat of a frame and per-frame work.
+  always_ff @(posedge gclk_in) begin
     if (in_acc) begin
       if (in_last) begin
         in_frame_q <= 1'b0;
@@ -1208,11 +1211,20 @@ module beryl_nic_rx_engine #(
   assign busy_int = rec_valid || op_req_valid_q || f_any || rd_desc_valid_q || rty_any || (|fl_idle) || a_valid ||
                     a_seen_q || d_valid_q || wr_desc_valid_q || txp_q != asgd_q || dn_ready ||
                     ret_wp_q != ret_rp_q || cpl_valid_q || stat_valid;
+  // Every beat of a frame opens only the ingress gate; the rest of the engine reads the input beats
+  // only at the first beat of a frame (a slot taken, or the frame dropped for want of one: busy_set,
+  // the no-slot drop counters) and the ingress state through the frame records (rec_valid).
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || (|s_axis_rx_tvalid) || csum_valid || (|ram_wr_cmd_valid) || op_rsp_valid || rd_desc_status_valid ||
-           flush_valid || wr_desc_status_valid || busy_int),
+    .en   (rst || (in_acc && !in_frame_q) || csum_valid || (|ram_wr_cmd_valid) || op_rsp_valid ||
+           rd_desc_status_valid || flush_valid || wr_desc_status_valid || busy_int),
     .gclk (gclk)
+  );
+  // ingress: a beat taken (in_acc), a record taken by the join (rec_pop), reset
+  beryl_clk_gate u_gate_in (
+    .clk  (clk),
+    .en   (rst || in_acc || rec_pop),
+    .gclk (gclk_in)
   );
 
   // only the fields the engine uses; the rest of the response is for other clients

@@ -229,13 +229,14 @@ module beryl_nic_tx_engine #(
   logic [SLOT_W:0]       p_used_q;
 
   // ------------------------------------------------------------------ clock gate
-  // Every flop and RAM word of this block is clocked by gclk (the packet RAM and the timestamp waits
-  // keep clk). gate_en (assigned at the end, where its signals are declared) wakes the block for a
-  // reset; a command it takes; a QM request or response in flight (op_st_q); a refused command's status
-  // or a batch fetch not yet sent (fsts_pend_q, fq_valid_q); the walker not idle, or idle with its batch
-  // fetched or failed; a DMA status or a DMA RAM write (descriptor words, checksum taps); valids to clear
-  // (rd_desc_valid, tx_sts_valid, stat_valid); a beat to read (s_issue) or in stage 1; a beat leaving
-  // the FIFO (f_pop); a completion released by a timestamp wait (rel_push) or taken (c_pop). In any other
+  // Every flop and RAM word of this block is clocked by gclk, except the streamer's (gclk_s, below; the
+  // packet RAM and the timestamp waits keep clk). gate_en (assigned at the end, where its signals are
+  // declared) wakes the block for a reset; a command it takes; a QM request or response in flight
+  // (op_st_q); a refused command's status or a batch fetch not yet sent (fsts_pend_q, fq_valid_q); the
+  // walker not idle, or idle with its batch fetched or failed; a DMA status or a DMA RAM write (descriptor
+  // words, checksum taps); valids to clear (rd_desc_valid, tx_sts_valid, stat_valid); a packet starting
+  // to stream or its last beat leaving the FIFO (s_cpl_push); a completion released by a timestamp wait
+  // (rel_push) or taken (c_pop). In any other
   // cycle no flop would change: every other update is qualified by one of these, the DMA descriptor and
   // stat data load only with their valids, and the status data load fsts_* (which change only with
   // fsts_pend_q set next cycle) or the walker's, so the gate changes nothing but what a simulator evaluates.
@@ -246,6 +247,18 @@ module beryl_nic_tx_engine #(
     .clk  (clk),
     .en   (gate_en),
     .gclk (gclk)
+  );
+
+  // The streamer (stage 1 and the output FIFO, below) has a gate of its own: it moves with every beat
+  // read and sent, the rest of the engine only when a packet starts streaming or leaves (gate_s_en,
+  // assigned at the end).
+  logic gclk_s;
+  logic gate_s_en;
+
+  beryl_clk_gate u_gate_s (
+    .clk  (clk),
+    .en   (gate_s_en),
+    .gclk (gclk_s)
   );
 
   // ------------------------------------------------------------------ descriptor area
@@ -826,7 +839,7 @@ module beryl_nic_tx_engine #(
   logic [5:0]        s1_hi_lane_q, s1_lo_lane_q;
   logic [15:0]       s1_cs_val_q;
 
-  always_ff @(posedge gclk) begin
+  always_ff @(posedge gclk_s) begin
     s1_valid_q <= s_issue;
     if (s_issue) begin
       s1_seg_q    <= v_beat[0];
@@ -912,7 +925,7 @@ module beryl_nic_tx_engine #(
                                     : (m_axis_tx_tready[h_port] && (s_mid_q || wq_space[h_wport])));
   assign s_cpl_push = f_pop && h_last;    // the packet slot is free
 
-  always_ff @(posedge gclk) begin
+  always_ff @(posedge gclk_s) begin
     if (f_pop) begin
       s_mid_q <= !h_last;
       s_tag_q <= h_tag;
@@ -920,7 +933,7 @@ module beryl_nic_tx_engine #(
     if (rst) s_mid_q <= 1'b0;
   end
 
-  always_ff @(posedge gclk) begin
+  always_ff @(posedge gclk_s) begin
     if (s1_valid_q) begin
       f_data_q[f_wr_q]   <= s1_data;
       f_keep_q[f_wr_q]   <= s1_keep_q;
@@ -1233,9 +1246,14 @@ module beryl_nic_tx_engine #(
   logic busy_int /*verilator public_flat_rd*/;
   assign busy_int = op_st_q != OP_IDLE || fsts_pend_q || fq_valid_q || w_st_q != W_IDLE
                     || b_state_q[proc_q] == B_READY || b_state_q[proc_q] == B_ERR || rd_desc_valid || rty_any
-                    || rr_act_q || rr_start || tx_sts_valid || stat_valid || s_issue || s1_valid_q;
+                    || rr_act_q || rr_start || tx_sts_valid || stat_valid;
+  // the streamer's beats reach the rest of the engine only as a packet's start (its slot no longer
+  // closed) and its last beat leaving (the slot free)
   assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || rd_desc_status_valid || ram_wr_cmd_valid != '0
-                   || f_pop || rel_push || c_pop || busy_int;
+                   || (s_issue && s_start) || s_cpl_push || rel_push || c_pop || busy_int;
+  // streamer: a beat read (s_issue) or in stage 1 (s1_valid_q follows s_issue, the FIFO count moves with
+  // it and with f_pop), a beat leaving the FIFO
+  assign gate_s_en = rst || s_issue || s1_valid_q || f_pop;
 
   // inputs the engine does not need: MODE 1 fields, the response's queue (responses are in order),
   // the RAM's always-high readies and its response valids (reads are scheduled by credit)

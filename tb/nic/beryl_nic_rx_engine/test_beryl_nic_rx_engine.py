@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rss_ref import MS_KEY, toeplitz  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from beryl_seed import seed as beryl_seed  # noqa: E402
+from gate_check import GateCheck  # noqa: E402
 
 LONG = bool(int(os.environ.get("BERYL_LONG", "0")))
 MODES = {"plain": (0.0, 0.0), "idle": (0.4, 0.0), "bp": (0.0, 0.4), "both": (0.4, 0.4)}
@@ -755,6 +756,27 @@ def snapshot(tb):
 
 async def traffic(dut, mode, seed, en=0x3F, rss_enable=True):
     tb, rng, args = await setup(dut, seed, mode, en=en, rss_enable=rss_enable)
+
+    # The ingress gate (u_gate_in) is open exactly when a beat is taken at an input port or the join
+    # takes a frame record; the engine's main gate (u_gate) needs no beat past a frame's first, so it
+    # is closed for some of them (for those the rest of the engine has no work either).
+    def taken():
+        return int(dut.s_axis_rx_tvalid.value) & int(dut.s_axis_rx_tready.value)
+
+    gc = GateCheck(dut, gate=dut.u_gate_in.gate_en_now,
+                   moving=lambda: taken() or int(dut.join_fire.value) or int(dut.rst.value),
+                   waiting=lambda: int(dut.s_axis_rx_tvalid.value) & ~int(dut.s_axis_rx_tready.value))
+    later_beats = {"n": 0, "main_closed": 0}
+
+    async def count_main_gate():
+        while True:
+            await FallingEdge(dut.clk)
+            await ReadOnly()
+            if taken() and int(dut.in_frame_q.value):
+                later_beats["n"] += 1
+                later_beats["main_closed"] += int(dut.u_gate.gate_en_now.value) == 0
+
+    counter = cocotb.start_soon(count_main_gate())
     n = 1455 if LONG else 150
     lengths = list(range(60, 1515)) if LONG else rng.sample(range(60, 1515), n)
     lengths += [9014, 64, 65, 128, 129]
@@ -766,6 +788,12 @@ async def traffic(dut, mode, seed, en=0x3F, rss_enable=True):
     for ln in lengths:
         tb.send(rng.randrange(tb.ports), make_frame(rng, ln))
     await finish(tb, args, qcfg)
+    counter.kill()
+    gc.check(min_closed_waits=0)   # input beats wait only when the offload chain stalls
+    dut._log.info("%s: main gate closed for %d of %d beats past a frame's first", mode,
+                  later_beats["main_closed"], later_beats["n"])
+    if mode in ("plain", "idle"):   # (with output backpressure per-frame work is nearly always pending)
+        assert later_beats["main_closed"] > later_beats["n"] // 10, later_beats
     span = tb.last_beat - tb.first_beat + 1
     dut._log.info("%s: %d frames, %d beats in %d cycles: ingress %.3f beats/cycle, %d completions",
                   mode, len(lengths), tb.beats_in, span, tb.beats_in / span, len(tb.cpls))
