@@ -229,12 +229,12 @@ module beryl_nic_tx_engine #(
   logic [SLOT_W:0]       p_used_q;
 
   // ------------------------------------------------------------------ clock gate
-  // Every flop and RAM word of this block is clocked by gclk, except the streamer's (gclk_s, below; the
-  // packet RAM and the timestamp waits keep clk). gate_en (assigned at the end, where its signals are
+  // Every flop and RAM word of this block is clocked by gclk, except the streamer's and the checksum
+  // sums (gclk_s, gclk_t, below; the packet RAM and the timestamp waits keep clk). gate_en (assigned at the end, where its signals are
   // declared) wakes the block for a reset; a command it takes; a QM request or response in flight
   // (op_st_q); a refused command's status or a batch fetch not yet sent (fsts_pend_q, fq_valid_q); the
-  // walker not idle, or idle with its batch fetched or failed; a DMA status or a DMA RAM write (descriptor
-  // words, checksum taps); valids to clear (rd_desc_valid, tx_sts_valid, stat_valid); a packet starting
+  // walker not idle, or idle with its batch fetched or failed; a DMA status or a DMA RAM write to the
+  // descriptor words; valids to clear (rd_desc_valid, tx_sts_valid, stat_valid); a packet starting
   // to stream or its last beat leaving the FIFO (s_cpl_push); a completion released by a timestamp wait
   // (rel_push) or taken (c_pop). In any other
   // cycle no flop would change: every other update is qualified by one of these, the DMA descriptor and
@@ -259,6 +259,16 @@ module beryl_nic_tx_engine #(
     .clk  (clk),
     .en   (gate_s_en),
     .gclk (gclk_s)
+  );
+
+  // ... and so have the checksum sums (p_acc_q; gate_t_en at the end)
+  logic gclk_t;
+  logic gate_t_en;
+
+  beryl_clk_gate u_gate_t (
+    .clk  (clk),
+    .en   (gate_t_en),
+    .gclk (gclk_t)
   );
 
   // ------------------------------------------------------------------ descriptor area
@@ -955,8 +965,11 @@ module beryl_nic_tx_engine #(
   // ------------------------------------------------------------------ packet slot state
   // Each event writes the slot it names (no loop over the slots: Verilator would keep and test a
   // pending-write flag per slot and per array every cycle). Statement order is the priority: a
-  // later write to the same slot wins (allocation clears the sum a tap adds in the same cycle).
-  always_ff @(posedge gclk) begin
+  // later write to the same slot wins (allocation clears the sum a tap adds in the same cycle: both
+  // in the checksum block below).
+  // The checksum sums have a gate of their own (gclk_t): the taps move them with every packet data
+  // beat the DMA writes, the rest of the packet state only per descriptor, DMA status and packet.
+  always_ff @(posedge gclk_t) begin
     // checksum taps; both segments may write one slot
     if (pr_wr_valid[0]) begin
       p_acc_q[tap_slot[0]] <= p_acc_q[tap_slot[0]] + 32'(23'(tap_sum[0])
@@ -965,6 +978,13 @@ module beryl_nic_tx_engine #(
     if (pr_wr_valid[1] && !(pr_wr_valid[0] && tap_slot[0] == tap_slot[1])) begin
       p_acc_q[tap_slot[1]] <= p_acc_q[tap_slot[1]] + 32'(tap_sum[1]);
     end
+    // a round of reads again, or the slot allocated: the sum starts afresh (after the taps: a later
+    // write to the same slot wins)
+    if (rr_start) p_acc_q[p_tx_q] <= '0;
+    if (w_alloc) p_acc_q[w_slot] <= '0;
+  end
+
+  always_ff @(posedge gclk) begin
     // data DMAs in flight: one issued, one finished (the same slot: unchanged)
     if (di_fire) begin
       p_pend_q[di_slot*PEND_W +: PEND_W] <= p_pend_q[di_slot*PEND_W +: PEND_W] + PEND_W'(1)
@@ -976,12 +996,10 @@ module beryl_nic_tx_engine #(
     if (st_data && st_err) p_rty_q[st_slot] <= 1'b1;
     // a round of reads again: the sum starts afresh (no read of the packet is in flight)
     if (rr_start) begin
-      p_acc_q[p_tx_q] <= '0;
       p_rty_q[p_tx_q] <= 1'b0;
       p_try_q[p_tx_q] <= p_try_q[p_tx_q] + 1'b1;
     end
     if (w_alloc) begin
-      p_acc_q[w_slot]      <= '0;
       p_err_q[w_slot]      <= 1'b0;
       p_rty_q[w_slot]      <= 1'b0;
       p_try_q[w_slot]      <= '0;
@@ -1249,11 +1267,13 @@ module beryl_nic_tx_engine #(
                     || rr_act_q || rr_start || tx_sts_valid || stat_valid;
   // the streamer's beats reach the rest of the engine only as a packet's start (its slot no longer
   // closed) and its last beat leaving (the slot free)
-  assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || rd_desc_status_valid || ram_wr_cmd_valid != '0
+  assign gate_en = rst || (tx_cmd_valid && tx_cmd_ready) || rd_desc_status_valid || dw_hit0 || dw_hit1
                    || (s_issue && s_start) || s_cpl_push || rel_push || c_pop || busy_int;
   // streamer: a beat read (s_issue) or in stage 1 (s1_valid_q follows s_issue, the FIFO count moves with
   // it and with f_pop), a beat leaving the FIFO
   assign gate_s_en = rst || s_issue || s1_valid_q || f_pop;
+  // checksum sums: a packet data beat written (the taps), a slot allocated or read again (cleared)
+  assign gate_t_en = pr_wr_valid != '0 || rr_start || w_alloc;
 
   // inputs the engine does not need: MODE 1 fields, the response's queue (responses are in order),
   // the RAM's always-high readies and its response valids (reads are scheduled by credit)
