@@ -112,7 +112,8 @@ module beryl_pcie_dma_rd #(
     $error("%m: TIMEOUT_CYCLES must be at least 64");
   end
 
-  logic gclk;   // all flops but the timeout tick counter (the clock gate is at the end)
+  logic gclk;     // all flops but the timeout tick counter and the completion pipeline (gates at the end)
+  logic gclk_c;   // the completion pipeline (stages A, B, C) and its per-beat statistics
 
   // ---------------------------------------------------------------------------------------
   // Tag and operation state
@@ -282,7 +283,7 @@ module beryl_pcie_dma_rd #(
   beryl_pcie_pkg::tlp_cpl_hdr_t a_hdr_q;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  always_ff @(posedge gclk) begin
+  always_ff @(posedge gclk_c) begin
     if (adv) begin
       a_valid_q <= rx_cpl_tlp_valid;
       // the fields load only with a beat (in every stage): Verilator then copies no 512/1024-bit
@@ -371,7 +372,7 @@ module beryl_pcie_dma_rd #(
     b_end = (b_rem >= 14'(BEAT_BYTES)) ? (BEAT_OFF_W + 1)'(BEAT_BYTES) : (BEAT_OFF_W + 1)'(b_rem);
   end
 
-  always_ff @(posedge gclk) begin
+  always_ff @(posedge gclk_c) begin
     if (adv && a_valid_q) begin
       ctx_base_q <= b_base + RAM_ADDR_W'(BEAT_BYTES);
       ctx_rem_q  <= (b_rem >= 14'(BEAT_BYTES)) ? b_rem - 14'(BEAT_BYTES) : 14'd0;
@@ -406,7 +407,7 @@ module beryl_pcie_dma_rd #(
 
   // the fields load only with a beat in A (stage C reads them only with b_valid_q): without the
   // guard they would follow the tag table a cycle late, on cycles the clock gate does not wake for
-  always_ff @(posedge gclk) begin
+  always_ff @(posedge gclk_c) begin
     if (adv) begin
       b_valid_q <= a_valid_q;
       if (a_valid_q) begin
@@ -461,7 +462,7 @@ module beryl_pcie_dma_rd #(
 
   // the fields load only with a beat in B: every reader qualifies them with c_valid_q (the RAM
   // and its demux use the address only with a write valid)
-  always_ff @(posedge gclk) begin
+  always_ff @(posedge gclk_c) begin
     if (adv) begin
       c_valid_q   <= b_valid_q;
       c_pending_q <= b_valid_q ? {|rot_be[ROW_BYTES-1:BEAT_BYTES], |rot_be[BEAT_BYTES-1:0]} : '0;
@@ -650,11 +651,6 @@ module beryl_pcie_dma_rd #(
       if (op_err_q[tag_op_q[c_tag_q]] == beryl_pcie_pkg::DMA_OK) op_err_q[tag_op_q[c_tag_q]] <= c_err_q;
     end
 
-    // statistics
-    if (adv && c_valid_q) stat_bytes <= stat_bytes + 32'(c_nbytes_q);
-    if (adv && c_valid_q && c_unexp_q) stat_cpl_unexpected <= stat_cpl_unexpected + 32'd1;
-    if (adv && c_valid_q && c_bad_q) stat_cpl_discarded <= stat_cpl_discarded + 32'd1;
-
     if (rst) begin
       rd_desc_status_valid <= 1'b0;
       req_valid_q          <= 1'b0;
@@ -665,13 +661,22 @@ module beryl_pcie_dma_rd #(
       op_issued_all_q      <= '0;
       inflight_q           <= '0;
       stat_desc_done       <= '0;
-      stat_bytes           <= '0;
       stat_err_timeout     <= '0;
       stat_err_ur          <= '0;
       stat_err_ca          <= '0;
       stat_err_poison      <= '0;
-      stat_cpl_unexpected  <= '0;
-      stat_cpl_discarded   <= '0;
+    end
+  end
+
+  // per-beat statistics: with the completion pipeline (gclk_c)
+  always_ff @(posedge gclk_c) begin
+    if (adv && c_valid_q) stat_bytes <= stat_bytes + 32'(c_nbytes_q);
+    if (adv && c_valid_q && c_unexp_q) stat_cpl_unexpected <= stat_cpl_unexpected + 32'd1;
+    if (adv && c_valid_q && c_bad_q) stat_cpl_discarded <= stat_cpl_discarded + 32'd1;
+    if (rst) begin
+      stat_bytes          <= '0;
+      stat_cpl_unexpected <= '0;
+      stat_cpl_discarded  <= '0;
     end
   end
 
@@ -695,13 +700,23 @@ module beryl_pcie_dma_rd #(
   // The terms the engine's own state decides are a variable of their own (kept in a Verilator model,
   // public_flat_rd), which a C++ model then re-evaluates only when that state changes, not whenever one
   // of the enable's inputs from other blocks does (sim/README.md, "Clock gates").
+  // The completion pipeline (stages A, B, C and the per-beat statistics) has a gate of its own
+  // (gclk_c): it moves with every completion beat, the rest only per descriptor, request and
+  // completion end. Of the pipeline, the rest reads a completion's last beat in stage C (a retire, or
+  // an error that marks its descriptor: c_eop_q; c_done_q implies it).
   logic busy_int /*verilator public_flat_rd*/;
-  assign busy_int = rd_desc_status_valid || req_valid_q || gen_active_q || a_valid_q || b_valid_q || c_valid_q ||
-                    to_any;
+  assign busy_int = rd_desc_status_valid || req_valid_q || gen_active_q || (c_valid_q && c_eop_q) || to_any;
   beryl_clk_gate u_gate (
     .clk  (clk),
-    .en   (rst || rd_desc_valid || rx_cpl_tlp_valid || (tick && (|tag_active_q)) || busy_int),
+    .en   (rst || rd_desc_valid || (tick && (|tag_active_q)) || busy_int),
     .gclk (gclk)
+  );
+  logic busy_c /*verilator public_flat_rd*/;
+  assign busy_c = a_valid_q || b_valid_q || c_valid_q;
+  beryl_clk_gate u_gate_c (
+    .clk  (clk),
+    .en   (rst || rx_cpl_tlp_valid || busy_c),
+    .gclk (gclk_c)
   );
 
 endmodule
