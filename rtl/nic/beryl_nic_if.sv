@@ -211,9 +211,10 @@ module beryl_nic_if #(
   // ------------------------------------------------------------------ glue clock gate
   // The interface's own small registers (the timestamp stampers, the round robins between the ports'
   // commands and between the TX and RX completions, the answer to reads of the unused RAM region) change
-  // only with a handshake or a beat at a port; they share one gate (beryl_clk_gate) that is open in
-  // exactly those cycles, so a C++ model evaluates the logic reading them (the TX timestamp waits, the
-  // DMA write engine's read path) only then. glue_en is assembled from the terms below.
+  // only with a handshake or a frame's first or last beat at a port; they share one gate
+  // (beryl_clk_gate) that is open in exactly those cycles, so a C++ model evaluates the logic reading
+  // them (the TX timestamp waits, the DMA write engine's read path) only then. glue_en is assembled
+  // from the terms below.
   logic                  glue_clk;
   logic [PORT_COUNT-1:0] glue_en_tx, glue_en_rx;
   logic                  glue_en;
@@ -254,7 +255,10 @@ module beryl_nic_if #(
       // the port's stamper: one return per frame, the clock after its first beat was taken
       // (tag and corrected time load only for a first beat: they are read only with txs_valid)
       logic txs_mid_q;
-      assign glue_en_tx[p] = txs_valid[p] || (m_axis_tx_tvalid[p] && m_axis_tx_tready[p]);
+      // a frame's first beat (stamp) and last beat (txs_mid_q) change the stamper; the beats between
+      // them do not
+      assign glue_en_tx[p] = txs_valid[p] || (m_axis_tx_tvalid[p] && m_axis_tx_tready[p] &&
+                                              (!txs_mid_q || m_axis_tx_tlast[p]));
       always_ff @(posedge glue_clk) begin
         txs_valid[p] <= m_axis_tx_tvalid[p] && m_axis_tx_tready[p] && !txs_mid_q;
         if (m_axis_tx_tvalid[p] && m_axis_tx_tready[p] && !txs_mid_q) begin
@@ -289,7 +293,9 @@ module beryl_nic_if #(
         if (s_axis_rx_tvalid[p] && !rxc_hold_q[p]) rx_now = beryl_nic_pkg::ts_add(ptp_ts, port_rx_ts_corr[p*32 +: 32]);
       end
       assign rx_ts[p*64 +: 64] = rxc_hold_q[p] ? rxc_ts_q[p] : rx_now;
-      assign glue_en_rx[p]     = s_axis_rx_tvalid[p];
+      // a first beat (taken, or held and stamped) and a last beat taken change the stamper; inside a
+      // frame rxc_hold_q is 0 (set only before a first beat) and the beats between change nothing
+      assign glue_en_rx[p]     = s_axis_rx_tvalid[p] && (!rxc_mid_q[p] || (s_axis_rx_tready[p] && s_axis_rx_tlast[p]));
       always_ff @(posedge glue_clk) begin
         if (s_axis_rx_tvalid[p] && s_axis_rx_tready[p]) begin
           rxc_mid_q[p]  <= !s_axis_rx_tlast[p];
