@@ -105,8 +105,10 @@ module beryl_pcie_tlp_mux #(
 
   // Clock gate (sim/README.md, "Clock gates"): the output register loads only with a transfer (an
   // input valid) and clears only while valid; the lock and round-robin state change only with a
-  // transfer. (An exact enable, xfer || (m_tlp_valid && m_tlp_ready), was tried: Yosys then mapped the
-  // 256-bit PCIe top to about 1 500 more LUTs, although synthesis ignores the enable; not kept.)
+  // transfer. (An exact enable, xfer || (m_tlp_valid && m_tlp_ready), made no measurable difference to
+  // beryl-sim's speed; not kept. Yosys mapped the 256-bit PCIe top to about 1 600 more LUTs with it,
+  // and as many with it replaced by a constant under SYNTHESIS: that is Yosys's sensitivity to small
+  // changes, not the enable.)
   beryl_clk_gate u_gate (
     .clk  (clk),
     .en   (rst || (|s_tlp_valid) || m_tlp_valid),
