@@ -295,7 +295,8 @@ module beryl_nic_if #(
       assign rx_ts[p*64 +: 64] = rxc_hold_q[p] ? rxc_ts_q[p] : rx_now;
       // a first beat (taken, or held and stamped) and a last beat taken change the stamper; inside a
       // frame rxc_hold_q is 0 (set only before a first beat) and the beats between change nothing
-      assign glue_en_rx[p]     = s_axis_rx_tvalid[p] && (!rxc_mid_q[p] || (s_axis_rx_tready[p] && s_axis_rx_tlast[p]));
+      assign glue_en_rx[p]     = s_axis_rx_tvalid[p] &&
+                                 (!rxc_mid_q[p] || (s_axis_rx_tready[p] && s_axis_rx_tlast[p]));
       always_ff @(posedge glue_clk) begin
         if (s_axis_rx_tvalid[p] && s_axis_rx_tready[p]) begin
           rxc_mid_q[p]  <= !s_axis_rx_tlast[p];

@@ -1193,7 +1193,8 @@ module beryl_nic_rx_engine #(
 
   // =========================================================================================
   // Clock gate: the engine's flops are clocked only in cycles in which one of them could change.
-  // Every update above happens under one of: a beat at an input port (in_acc), a frame record waiting
+  // Every update above happens under one of: a beat at an input port (in_acc; past a frame's first
+  // beat only in the ingress block, which has a gate of its own, u_gate_in), a frame record waiting
   // for its join (rec_valid), a checksum result (csum_valid), a descriptor write from the DMA engine,
   // a QM op or DMA read request not yet taken, a failed read waiting for its retry (rty_any), a fetch
   // wanted (f_any), a QM response, a DMA read or

@@ -230,14 +230,14 @@ module beryl_nic_tx_engine #(
 
   // ------------------------------------------------------------------ clock gate
   // Every flop and RAM word of this block is clocked by gclk, except the streamer's and the checksum
-  // sums (gclk_s, gclk_t, below; the packet RAM and the timestamp waits keep clk). gate_en (assigned at the end, where its signals are
-  // declared) wakes the block for a reset; a command it takes; a QM request or response in flight
-  // (op_st_q); a refused command's status or a batch fetch not yet sent (fsts_pend_q, fq_valid_q); the
-  // walker not idle, or idle with its batch fetched or failed; a DMA status or a DMA RAM write to the
-  // descriptor words; valids to clear (rd_desc_valid, tx_sts_valid, stat_valid); a packet starting
-  // to stream or its last beat leaving the FIFO (s_cpl_push); a completion released by a timestamp wait
-  // (rel_push) or taken (c_pop). In any other
-  // cycle no flop would change: every other update is qualified by one of these, the DMA descriptor and
+  // sums (gclk_s, gclk_t, below; the packet RAM and the timestamp waits keep clk). gate_en (assigned at
+  // the end, where its signals are declared) wakes the block for a reset; a command it takes; a QM
+  // request or response in flight (op_st_q); a refused command's status or a batch fetch not yet sent
+  // (fsts_pend_q, fq_valid_q); the walker not idle, or idle with its batch fetched or failed; a DMA
+  // status or a DMA RAM write to the descriptor words; valids to clear (rd_desc_valid, tx_sts_valid,
+  // stat_valid); a packet starting to stream or its last beat leaving the FIFO (s_cpl_push); a
+  // completion released by a timestamp wait (rel_push) or taken (c_pop). In any other cycle no flop
+  // would change: every other update is qualified by one of these, the DMA descriptor and
   // stat data load only with their valids, and the status data load fsts_* (which change only with
   // fsts_pend_q set next cycle) or the walker's, so the gate changes nothing but what a simulator evaluates.
   logic gclk;
@@ -994,7 +994,7 @@ module beryl_nic_tx_engine #(
       p_pend_q[st_slot*PEND_W +: PEND_W] <= p_pend_q[st_slot*PEND_W +: PEND_W] - PEND_W'(1);
     end
     if (st_data && st_err) p_rty_q[st_slot] <= 1'b1;
-    // a round of reads again: the sum starts afresh (no read of the packet is in flight)
+    // a round of reads again (no read of the packet is in flight; its sum is cleared above)
     if (rr_start) begin
       p_rty_q[p_tx_q] <= 1'b0;
       p_try_q[p_tx_q] <= p_try_q[p_tx_q] + 1'b1;
