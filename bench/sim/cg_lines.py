@@ -30,6 +30,7 @@ import collections
 import os
 import re
 import subprocess
+import sys
 
 
 class Names:
@@ -48,14 +49,16 @@ class Names:
         return self.names.get(m.group(1), s)
 
 
-def cost_lines(path):
+def cost_lines(path, event=None):
     """(object, file, positions, cost) for each cost line of a callgrind file: positions are the
     position fields as written (absolute, +/- relative or *; "instr line" or "line"), cost the
-    first event, None for the inclusive cost line after a call (the callee reports its own)."""
+    named event (the first if None), None for the inclusive cost line after a call (the callee reports
+    its own)."""
     obj_name, file_name, fn_name = Names(), Names(), Names()
     obj = cur_file = sub_file = None
     after_calls = False
     npos = 1   # position columns ("positions: line" or "positions: instr line")
+    col = 0    # the event's column after the positions
     with open(path) as f:
         for raw in f:
             line = raw.rstrip("\n")
@@ -63,6 +66,13 @@ def cost_lines(path):
                 continue
             if line.startswith("positions:"):
                 npos = len(line.split()) - 1
+                continue
+            if line.startswith("events:"):
+                names = line.split()[1:]
+                if event is not None:
+                    if event not in names:
+                        sys.exit(f"cg_lines.py: {path} has no event {event} (events: {' '.join(names)})")
+                    col = names.index(event)
                 continue
             key, _, val = line.partition("=")
             if key == "ob":
@@ -84,16 +94,18 @@ def cost_lines(path):
                 after_calls = True   # the next cost line is the call's inclusive cost
             elif line[0] in "0123456789+-*":
                 parts = line.split()
-                cost = None if after_calls or len(parts) <= npos else int(parts[npos])
+                # (trailing zero events may be left out of a cost line)
+                cost = None if after_calls else (int(parts[npos + col]) if len(parts) > npos + col else 0)
                 yield obj, sub_file or cur_file, parts[:npos], cost
                 after_calls = False
 
 
-def line_costs(path):
-    """{(file, line): instructions} from a callgrind file (events: Ir), by its line positions."""
+def line_costs(path, event=None):
+    """{(file, line): cost} from a callgrind file, by its line positions: the named event (the first,
+    Ir, if None)."""
     cost = collections.Counter()
     last = 0
-    for _, f, pos, c in cost_lines(path):
+    for _, f, pos, c in cost_lines(path, event):
         p = pos[-1]
         ln = last + int(p) if p[0] in "+-" else (last if p == "*" else int(p))
         last = ln
@@ -187,12 +199,18 @@ def main():
     ap.add_argument("--perf", action="store_true", help="callgrind_out is `perf script -F ip,sym,symoff,dso` "
                     "output of a perf record -e cpu-clock run of --binary: figures are samples (wall clock)")
     ap.add_argument("--lines", type=int, default=0, help="also list this many most costly generated lines")
+    ap.add_argument("--event", help="callgrind event to count instead of the first (Ir), e.g. I1mr or Bcm of "
+                    "a --cache-sim=yes --branch-sim=yes run; line positions only (not with --binary/--perf)")
+    ap.add_argument("--match", help="also print the total of the generated lines whose text matches this "
+                    "regular expression, e.g. '__Vbx' for the NBA dispatch (sim/nba_clk.py)")
     a = ap.parse_args()
+    if a.event and (a.binary or a.perf):
+        ap.error("--event works on line positions only (without --binary and --perf)")
 
     if a.perf:
         cost = perf_costs(a.callgrind_out, a.binary)
     else:
-        cost = instr_costs(a.callgrind_out, a.binary) if a.binary else line_costs(a.callgrind_out)
+        cost = instr_costs(a.callgrind_out, a.binary) if a.binary else line_costs(a.callgrind_out, a.event)
     total = sum(cost.values())
     sources = {}
     by_block = collections.Counter()
@@ -221,7 +239,17 @@ def main():
         by_signal[sig.replace("__DOT__", ".")] += v
         by_block["/".join(parts[:-1]) if len(parts) > 1 else "(top-level ports)"] += v
 
-    print(f"total {total} {'samples' if a.perf else 'instructions'}, {total / a.cycles:.0f} per cycle")
+    unit = "samples" if a.perf else (a.event or "instructions")
+    print(f"total {total} {unit}, {total / a.cycles:.0f} per cycle")
+    if a.match:
+        pat = re.compile(a.match)
+        hit = 0
+        for (f, ln), v in cost.items():
+            text = sources.get(os.path.basename(str(f)), [])
+            if 0 < ln <= len(text) and pat.search(text[ln - 1]):
+                hit += v
+        print(f"lines matching {a.match!r}: {hit} {unit}, {hit / a.cycles:.1f} per cycle, "
+              f"{100 * hit / total if total else 0:.1f} %")
     for title, table in (("block", by_block), ("signal", by_signal)):
         print(f"\n{'per cycle':>10} {'share':>6}  {title}")
         for k, v in table.most_common(a.top):

@@ -101,3 +101,47 @@ fn=(1)
     cost = cg_lines.instr_costs(str(f), str(exe))
     by_line = {(Path(k[0]).name, k[1]): v for k, v in cost.items()}
     assert by_line == {(src.name, 1): 15, (src.name, 2): 15, ("memcpy.S", 0): 5}
+
+
+CG_EVENTS = f"""positions: line
+events: Ir I1mr Bcm
+fl=(1) {{cpp}}
+fn=(1) f
+1 10 2 1
++1 4 1
+cfn=(2) g
+calls=1 50
+* 100 30 9
++1 6
+fn=(3) h
+2 1 0 1
+"""
+
+
+def test_event_column(tmp_path):
+    # a named event is read from its own column; trailing zero events may be left out of a line; the
+    # inclusive cost after calls= is skipped whatever the event; an unknown event stops with a message
+    f = tmp_path / "cg.out"
+    f.write_text(CG_EVENTS.format(cpp=ROOT_CPP))
+    assert cg_lines.line_costs(str(f)) == {(ROOT_CPP, 1): 10, (ROOT_CPP, 2): 5, (ROOT_CPP, 3): 6}
+    assert cg_lines.line_costs(str(f), "I1mr") == {(ROOT_CPP, 1): 2, (ROOT_CPP, 2): 1, (ROOT_CPP, 3): 0}
+    assert cg_lines.line_costs(str(f), "Bcm") == {(ROOT_CPP, 1): 1, (ROOT_CPP, 2): 1, (ROOT_CPP, 3): 0}
+    with pytest.raises(SystemExit, match="no event Dr"):
+        cg_lines.line_costs(str(f), "Dr")
+
+
+def test_match_sums_matching_lines(tmp_path):
+    # --match: the total of the generated lines whose text matches, per the chosen event
+    vobj = tmp_path / "vobj"
+    vobj.mkdir()
+    cpp = vobj / "Vtop___024root__0.cpp"
+    cpp.write_text("    if (__Vbx8[0U] & 1U) {\n"
+                   "        vlSelfRef.top__DOT__a = 1U;\n"
+                   "    if (__Vbx8[0U] & 2U) {\n")
+    f = tmp_path / "cg.out"
+    f.write_text(CG_EVENTS.format(cpp=cpp))
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "sim" / "cg_lines.py"), str(f), str(vobj),
+                          "--cycles", "2", "--event", "I1mr", "--match", "__Vbx"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "total 3 I1mr" in out
+    assert "lines matching '__Vbx': 2 I1mr, 1.0 per cycle, 66.7 %" in out
