@@ -12,7 +12,8 @@ Rows:
                  Python driver model through sim/client.py; cycles counted while the simulator
                  was clocking (STATS busy_cycles / busy_wall_s), plus per CPU-second of the
                  simulator process (the machine is shared: wall time includes waiting for a core)
-Prints a table; the machine's load average is printed with it.
+Prints a table; the machine's processor and load average are printed with it (this project's machines
+differ from one day to the next: figures from two of them compare only through the processor named).
 
 --compare B: an A/B comparison of two builds on a machine whose speed drifts (this shared one: the same
 binary by up to 40 % within minutes). Each round runs the idle-clocking and loaded rows of both
@@ -40,6 +41,25 @@ from sim.client import SimClient  # noqa: E402
 
 import beryl_nic as N  # noqa: E402
 import sim_build  # noqa: E402
+
+
+def machine(cpuinfo="/proc/cpuinfo"):
+    """the processor as /proc/cpuinfo names it, with family and model (virtual machines often give only a
+    generic name), e.g. 'Intel(R) Xeon(R) Processor (family 6, model 207)'; 'unknown processor' elsewhere"""
+    info = {}
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if not line.strip():
+                    break   # the first processor's block
+                k, _, v = line.partition(":")
+                info[k.strip()] = v.strip()
+    except OSError:
+        pass
+    name = info.get("model name", "unknown processor")
+    if "cpu family" in info and "model" in info:
+        name += f" (family {info['cpu family']}, model {info['model']})"
+    return name
 
 
 def cpu_s(pid):
@@ -151,7 +171,7 @@ def compare(a, b, rounds, cycles, frames, length):
         print(f"round {r + 1}/{rounds}: " + ", ".join(
             f"{m} A {got[a][m]:,.0f} B {got[b][m]:,.0f}" for m in modes), file=sys.stderr, flush=True)
     print(f"beryl-sim A/B, {rounds} ABBA rounds ({frames} x {length} B frames loaded, {cycles} cycles idle), "
-          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs, {machine()}")
     print(f"A: {a}\nB: {b}\n")
     print("| mode | A: median cycles/s (range) | B: median cycles/s (range) | B / A: median of rounds (range) |")
     print("|---|---|---|---|")
@@ -179,7 +199,7 @@ def main():
     rows = [idle_row(binary, args.cycles), idle_row(binary, args.cycles // 2, nics=2),
             loaded_row(binary, args.frames, args.len)]
     print(f"beryl-sim speed ({Path(binary).parent.name}), load average {os.getloadavg()[0]:.2f} "
-          f"on {os.cpu_count()} CPUs")
+          f"on {os.cpu_count()} CPUs, {machine()}")
     print("| mode | cycles | wall s | cycles/s (wall) | cycles/s (CPU) | note |")
     print("|---|---|---|---|---|---|")
     for r in rows:
