@@ -19,6 +19,8 @@ an error if the model has a trigger of any other kind (another clock, a negedge,
 would then be wrong, and the build must fail rather than use it. If the root header declares the
 gates' enables as one run of lines in trigger order (sim/nba_clk.py pack_gates()), it says so
 (BERYL_SIM_GATES_PACKED, the first enable and the count), and the harness reads them as a byte array.
+It also lists the inputs that the input-combinational region reads (BERYL_SIM_ICO_INPUTS): a falling-edge
+eval is needed only when one of them changed (ico_inputs()).
 
     trig_map.py VDIR TOP OUT_H
 """
@@ -82,6 +84,35 @@ def packed(header, gates):
     return all(lines[at[0] + k].strip() == f"CData/*0:0*/ {g}__DOT__gate_en_now;" for k, g in enumerate(gates))
 
 
+FUNC = re.compile(r"^(?:VL_ATTR_COLD )?(?:void|bool) (\w+)\([^;{}\n]*\) \{\n(.*?)\n\}\n", re.S | re.M)
+
+
+def model_inputs(top_h):
+    """the model's inputs as the verilated top header declares them (VL_IN8(&name, msb, lsb) ...), clk
+    left out (the harness drives it itself)"""
+    return [n for n in re.findall(r"^\s*VL_IN\w*\(&(\w+),", top_h, re.M) if n != "clk"]
+
+
+def ico_inputs(text, root, inputs):
+    """the inputs that the input-combinational region reads: each input named in _eval_ico or in a
+    function it calls, at any depth. A falling-edge eval whose changed inputs are all outside this list
+    would compute nothing new (main.cpp inputs_changed()): the other inputs (stream data, keep, user
+    bits) are read only by clocked logic, at the rising edge. Stops if _eval_ico is missing."""
+    funcs = {m.group(1): m.group(2) for m in FUNC.finditer(text)}
+    start = f"{root}___eval_ico"
+    if start not in funcs:
+        fail(f"no {start} in the verilated sources (Verilator version changed?)")
+    seen, todo = set(), [start]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        todo += [c for c in re.findall(rf"\b({root}___\w+)\(", funcs[f]) if c in funcs]
+    body = "\n".join(funcs[f] for f in sorted(seen))
+    return [i for i in inputs if re.search(rf"(?:vlSelfRef\.|vlSelf->|\bTOP\.){i}\b", body)]
+
+
 def main():
     vdir, top, out = sys.argv[1:4]
     root = f"V{top}___024root"
@@ -118,6 +149,14 @@ def main():
     if declared != {r[2] for r in rows}:
         fail(f"gates with a trigger ({len(rows)}) and gates declared in {root}.h ({len(declared)}) differ")
 
+    try:
+        inputs = model_inputs(open(f"{vdir}/V{top}.h").read())
+    except OSError as e:
+        fail(f"cannot read the top header: {e}")
+    if not inputs:
+        fail(f"no inputs declared in V{top}.h")
+    ico_in = ico_inputs(text, root, inputs)
+
     words = (len(act) + 63) // 64
     vec = re.search(r"VlUnpacked<QData/\*63:0\*/, (\d+)> __VnbaTriggered;", gates_h)
     if not vec or int(vec.group(1)) != words:
@@ -129,6 +168,8 @@ def main():
         f.write(f"#define BERYL_SIM_TRIG_CLK_BIT {clk_idx[0] % 64}\n")
         f.write("// X(word, bit, gate)\n")
         f.write("#define BERYL_SIM_TRIGS(X)" + "".join(f" X({w}, {b}, {g})" for w, b, g in rows) + "\n")
+        f.write(f"// the {len(ico_in)} of {len(inputs)} inputs (clk aside) that the input-combinational region reads\n")
+        f.write("#define BERYL_SIM_ICO_INPUTS(X)" + "".join(f" X({i})" for i in ico_in) + "\n")
         gates = [g for _, _, g in rows]
         if packed(gates_h, gates):
             f.write("// the gates' enables are consecutive bytes of the model in this order (sim/nba_clk.py)\n")

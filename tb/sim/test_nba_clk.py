@@ -372,3 +372,64 @@ def test_gate_latches(tmp_path):
     assert "extern bool beryl_sim_ico_no_latches;" in funcs
     # idempotent
     assert run(tmp_path).stdout == "" and (tmp_path / "Vtop___024root__2.cpp").read_text() == funcs
+
+
+ICO_SRC = r"""
+void Vtop___024root___eval_ico(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+    // Body
+    if ((1ULL & vlSelfRef.__VicoTriggered[0U])) {
+        Vtop___024root___ico_sequent__TOP__0(vlSelf);
+    }
+}
+
+void Vtop___024root___ico_sequent__TOP__0(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+    // Body
+    vlSelfRef.top__DOT__u_in__DOT__u_gate__DOT__gate_en_now = ((IData)(vlSelfRef.in_valid) | (IData)(vlSelfRef.top__DOT__held));
+    Vtop___024root___ico_comb__TOP__1(vlSelf);
+    if ((1U & (~ (IData)(vlSelfRef.clk)))) {
+        vlSelfRef.top__DOT__u_in__DOT__u_gate__DOT__gate_en_l = vlSelfRef.top__DOT__u_in__DOT__u_gate__DOT__gate_en_now;
+    }
+}
+
+void Vtop___024root___ico_comb__TOP__1(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+    // Body
+    vlSelfRef.top__DOT__ready_q = ((IData)(vlSelf->out_ready) & (IData)(vlSelfRef.in_valid_x));
+}
+
+void Vtop___024root___nba_sequent__TOP__0(Vtop___024root* vlSelf) {
+    auto& vlSelfRef = std::ref(*vlSelf).get();
+    // Body
+    vlSelfRef.top__DOT__data_q = vlSelfRef.in_data;
+    vlSelfRef.top__DOT__last_q = vlSelfRef.in_last;
+}
+"""
+
+TOP_H = """class alignas(VL_CACHE_LINE_BYTES) Vtop VL_NOT_FINAL : public VerilatedModel {
+  public:
+    VL_IN8(&clk,0,0);
+    VL_IN8(&in_valid,0,0);
+    VL_IN8(&in_valid_x,0,0);
+    VL_IN8(&in_last,0,0);
+    VL_INW(&in_data,511,0,16);
+    VL_IN8(&out_ready,0,0);
+    VL_IN64(&spare,63,0);
+    VL_OUT8(&in_ready,0,0);
+"""
+
+
+def test_ico_inputs():
+    """the inputs the input-combinational region reads: named in _eval_ico or a function it calls at any
+    depth (vlSelfRef. or vlSelf->), clk left out; inputs only clocked logic reads (in_data, in_last) and
+    unused ones (spare) are not listed (sim/main.cpp skips a falling-edge eval when only those changed)"""
+    sys.path.insert(0, str(ROOT / "sim"))
+    import trig_map
+    inputs = trig_map.model_inputs(TOP_H)
+    assert inputs == ["in_valid", "in_valid_x", "in_last", "in_data", "out_ready", "spare"]
+    assert trig_map.ico_inputs(ICO_SRC, "Vtop___024root", inputs) == ["in_valid", "in_valid_x", "out_ready"]
+    # a function outside the region's call tree does not count, even if it reads an input
+    assert "in_data" not in trig_map.ico_inputs(ICO_SRC, "Vtop___024root", ["in_data"])
+    with pytest.raises(SystemExit, match="no Vtop___024root___eval_ico"):
+        trig_map.ico_inputs(ICO_SRC.replace("___eval_ico(", "___eval_other("), "Vtop___024root", inputs)
