@@ -18,6 +18,7 @@ changing it, and check it with the lock-step build (`tb/sim`) and the block's un
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -36,12 +37,16 @@ def main():
     ap.add_argument("--binary", help="a beryl-sim built with GATE_STATS=1 (default: build it)")
     args = ap.parse_args()
     binary = args.binary or sim_build.build_sim("GATE_STATS=1")
-    out = os.path.join(tempfile.mkdtemp(prefix="beryl-gates-"), "gates.jsonl")
-    row = bench_speed.loaded_row(binary, args.frames, 1514, extra=["--gate-stats", out])
-    with open(out) as f:
-        gates = [json.loads(line) for line in f]
+    tmp = tempfile.mkdtemp(prefix="beryl-gates-")
+    out = os.path.join(tmp, "gates.jsonl")
+    try:
+        row = bench_speed.loaded_row(binary, args.frames, 1514, extra=["--gate-stats", out])
+        with open(out) as f:
+            gates = [json.loads(line) for line in f]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     if not gates or not gates[0]["cycles"]:
-        sys.exit(f"bench_gates.py: no gate statistics in {out}")
+        sys.exit("bench_gates.py: the simulator wrote no gate statistics")
     # a gate whose scope holds no variable (all its flops named in the parent, e.g. an input register)
     # cannot be judged: last, with "-"
     gates.sort(key=lambda g: (g["bytes"] == 0, -g["unchanged"], -g["open"]))

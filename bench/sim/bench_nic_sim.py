@@ -42,6 +42,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -184,6 +185,9 @@ def run(args):
         rows, rtt_idle = asyncio.run(go())
         st = c.stats()
         c.close()
+    except BaseException:
+        print(f"bench_nic_sim: the simulator's output is in {log.name}", file=sys.stderr)
+        raise
     finally:
         proc.terminate()
         try:
@@ -191,12 +195,15 @@ def run(args):
         except subprocess.TimeoutExpired:
             proc.kill()
     log.seek(0)
+    sim_log = log.read()[-2000:]
+    log.close()
+    shutil.rmtree(tmp, ignore_errors=True)
     return {"rows": rows, "wall_s": round(time.time() - t0, 1), "slots": args.slots, "mps": args.mps,
             "mrrs": args.mrrs, "link_delay_ns": args.link_delay_ns, "rd_latency_ns": args.rd_latency_ns,
             "credit_return_ns": args.credit_return_ns, "fc_update_ns": args.fc_update_ns,
             "line_gbps": args.line_gbps, "quick": args.quick, "rd_rtt_ns_idle": rtt_idle,
             "rd_rtt_ns": st["pcie"]["rd_rtt_ns"], "sim_cmd": " ".join(cmd[1:]), "build": c.info["build"],
-            "sim_log": log.read()[-2000:]}
+            "sim_log": sim_log}
 
 
 def git_describe():

@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -143,15 +144,18 @@ def loaded_row(binary, frames, length, extra=()):
     finally:
         # the connection first (also after an error): a simulator blocked sending to a driver that
         # no longer reads would not see the SIGTERM until then
-        if c is not None:
-            c.close()
-        proc.terminate()
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-            print(f"bench_speed.py: {binary} did not exit within 10 s of SIGTERM; killed", file=sys.stderr)
+            if c is not None:
+                c.close()
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+                print(f"bench_speed.py: {binary} did not exit within 10 s of SIGTERM; killed", file=sys.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)   # the socket's directory (the simulator removes the socket)
 
 
 def compare(a, b, rounds, cycles, frames, length):

@@ -33,3 +33,24 @@ def test_without_family_the_name_alone(tmp_path):
 
 def test_no_cpuinfo(tmp_path):
     assert bench_speed.machine(str(tmp_path / "missing")) == "unknown processor"
+
+
+def test_loaded_row_removes_its_directory(tmp_path, monkeypatch):
+    """the loaded row's socket directory goes away with the simulator, also when the run fails (here the
+    driver cannot connect: a client that raises, a 'simulator' that exits at once)"""
+    import tempfile
+
+    class NoSim:
+        def __init__(self, path, *a, **k):
+            assert Path(path).parent.parent == tmp_path
+            raise ConnectionRefusedError(path)
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(bench_speed, "SimClient", NoSim)
+    try:
+        bench_speed.loaded_row("/bin/true", 1, 64)
+    except ConnectionRefusedError:
+        pass
+    else:
+        raise AssertionError("loaded_row() did not pass the connection error on")
+    assert list(tmp_path.iterdir()) == []
