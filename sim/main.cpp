@@ -949,7 +949,10 @@ class Nic {
     in_changed_ = false;
     if (o_.check_fast_edge && snap_.update(t) && !c)
       die("--check-fast-edge: cycle %llu: an input changed that no writer noted", (unsigned long long)cyc_);
-    return c && ico_snap_.update(t);
+    if (!c) return false;
+    if (ico_snap_.update(t)) return true;
+    payload_skips_++;
+    return false;
   }
 
   void stage_rx(int p) {
@@ -1137,7 +1140,7 @@ class Nic {
     char b[3072];
     auto& s = host_->st;
     int n = snprintf(b, sizeof b,
-        "{\"cycles\": %llu, \"falling_evals\": %llu, \"checked_skips\": %llu, \"lockstep_checks\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
+        "{\"cycles\": %llu, \"falling_evals\": %llu, \"payload_skips\": %llu, \"checked_skips\": %llu, \"lockstep_checks\": %llu, \"wall_s\": %.6f, \"cycles_per_s\": %.1f, \"busy_cycles\": %llu, "
         "\"busy_wall_s\": %.6f, \"sim_time_ns\": %.1f, \"sim_time_ps\": %lld, \"clock_hz\": %.15g, %s, "
         "\"pcie\": {\"up_bytes\": %llu, \"down_bytes\": %llu, \"up_tlps\": %llu, \"down_tlps\": %llu, "
         "\"dma_rd_bytes\": %llu, \"dma_wr_bytes\": %llu, \"rd_reqs\": %llu, \"wr_reqs\": %llu, "
@@ -1146,7 +1149,8 @@ class Nic {
         "\"p_credit_wait_ns\": %.1f, \"np_credit_wait_ns\": %.1f, \"rq_stall_cycles\": %llu, \"fc_updates\": %llu, "
         "\"rd_rtt_ns\": {\"count\": %llu, \"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}}, "
         "\"ports\": [",
-        (unsigned long long)cyc_, (unsigned long long)evals_fall_, (unsigned long long)checked_fall_,
+        (unsigned long long)cyc_, (unsigned long long)evals_fall_, (unsigned long long)payload_skips_,
+        (unsigned long long)checked_fall_,
         (unsigned long long)lockstep_checks_, wall, busy_wall_ > 0 ? busy_cycles_ / busy_wall_ : 0.0,
         (unsigned long long)busy_cycles_, busy_wall_, now_ps_ / 1000.0, (long long)now_ps_, 1e12 / period_ps_,
         nic_json().c_str(),
@@ -1323,6 +1327,7 @@ class Nic {
   uint64_t cyc_ = 0, last_busy_ = 0, cycles_at_ready_ = 0, busy_cycles_ = 0, irq_dropped_ = 0;
   uint64_t evals_fall_ = 0;   // falling-edge evals run (cycles in which an input the input region reads changed)
   uint64_t checked_fall_ = 0;  // --check-fast-edge: skippable evals run and found to change nothing
+  uint64_t payload_skips_ = 0;  // falling-edge evals skipped although an input changed: none the input region reads
   bool model_init_ = false;    // the first eval (a full eval(): initial and settle regions) has run
   InputSnap snap_;        // --check-fast-edge: a copy of the inputs, to check inputs_changed()
   IcoSnap ico_snap_;      // the inputs the input-combinational region reads, as of its last eval
